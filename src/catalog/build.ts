@@ -1,0 +1,165 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { Finding } from '../findings.js';
+import { cmp } from '../findings.js';
+import { extractDataset, type DatasetHeader } from '../parse/extract.js';
+import { compareVersions, DATASET_TYPES, type DatasetType } from '../parse/ilcd.js';
+import { decodeXml } from '../parse/safety.js';
+import { parseXml } from '../parse/xml.js';
+import type { InputFile } from '../read/inputs.js';
+import { checkDocument } from '../validate/run.js';
+
+/** A dataset accepted for publication. Bytes are not kept: the writer copies the input file. */
+export interface Dataset {
+  header: DatasetHeader;
+  file: InputFile;
+  sha256: string;
+}
+
+export interface Catalog {
+  /** Newest version per UUID, per type, sorted by UUID. */
+  byType: Record<DatasetType, Dataset[]>;
+  /** Process datasets that are EPDs (typeOfDataSet EPD): the list documents. */
+  epds: Dataset[];
+  /** External documents (ILCD `external_docs/`). */
+  documents: InputFile[];
+  findings: Finding[];
+  stats: CatalogStats;
+}
+
+export interface CatalogStats {
+  filesSeen: number;
+  xmlFiles: number;
+  datasetsRead: number;
+  rejectedFiles: number;
+  skippedFiles: number;
+  supersededDatasets: number;
+}
+
+export interface CatalogOptions {
+  maxFileSize: number;
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** Read, check and index every input; bad files become findings, never exceptions. */
+export async function buildCatalog(files: readonly InputFile[], discoveryFindings: readonly Finding[], opts: CatalogOptions): Promise<Catalog> {
+  const findings: Finding[] = [...discoveryFindings];
+  const stats: CatalogStats = { filesSeen: files.length, xmlFiles: 0, datasetsRead: 0, rejectedFiles: 0, skippedFiles: 0, supersededDatasets: 0 };
+  const accepted: Dataset[] = [];
+  const documents: InputFile[] = [];
+  const xml = files.filter((f) => f.kind === 'xml');
+  stats.xmlFiles = xml.length;
+  stats.skippedFiles = files.filter((f) => f.kind === 'other').length;
+  for (const f of files) if (f.kind === 'document') documents.push(f);
+
+  let done = 0;
+  for (const file of xml) {
+    const result = await readOne(file, opts);
+    findings.push(...result.findings);
+    if (result.dataset) {
+      stats.datasetsRead++;
+      accepted.push(result.dataset);
+    } else if (result.skipped) {
+      stats.skippedFiles++;
+    } else {
+      stats.rejectedFiles++;
+    }
+    opts.onProgress?.(++done, xml.length);
+  }
+
+  const byType = Object.fromEntries(DATASET_TYPES.map((t) => [t.type, [] as Dataset[]])) as Record<DatasetType, Dataset[]>;
+  const groups = new Map<string, Dataset[]>();
+  for (const d of accepted) {
+    const key = `${d.header.type}/${d.header.uuid}`;
+    const g = groups.get(key);
+    if (g) g.push(d);
+    else groups.set(key, [d]);
+  }
+  for (const group of groups.values()) {
+    // Newest version first; for equal versions the first path in sort order wins (deterministic).
+    group.sort((a, b) => compareVersions(b.header.version, a.header.version) || cmp(a.file.path, b.file.path));
+    const winner = group[0]!;
+    byType[winner.header.type].push(winner);
+    for (const loser of group.slice(1)) {
+      stats.supersededDatasets++;
+      const same = loser.header.version === winner.header.version;
+      if (same && loser.sha256 === winner.sha256) {
+        findings.push({ ruleId: 'dataset-duplicate', severity: 'info', file: loser.file.path, message: `Identical copy of ${winner.file.path} (UUID ${winner.header.uuid}, version ${winner.header.version}); published once.` });
+      } else {
+        // Exports of several EPDs repeat shared dependencies (flows, sources) in different versions:
+        // routine for those, worth a warning only for EPDs themselves.
+        findings.push({
+          ruleId: 'dataset-duplicate',
+          severity: winner.header.type === 'process' ? 'warning' : 'info',
+          file: loser.file.path,
+          message: same
+            ? `Same UUID ${winner.header.uuid} and version ${winner.header.version} as ${winner.file.path} but different content; ${winner.file.path} is published. Raise the dataSetVersion of the changed file.`
+            : `UUID ${winner.header.uuid} version ${loser.header.version} is superseded by version ${winner.header.version} in ${winner.file.path}, which is published.`,
+        });
+      }
+    }
+  }
+  for (const list of Object.values(byType)) list.sort((a, b) => cmp(a.header.uuid, b.header.uuid));
+  const epds = byType.process.filter((d) => d.header.process?.typeOfDataSet === 'EPD');
+  for (const d of byType.process) {
+    if (d.header.process?.typeOfDataSet !== 'EPD') {
+      findings.push({
+        ruleId: 'process-not-epd',
+        severity: 'warning',
+        file: d.file.path,
+        xpath: '/processDataSet/modellingAndValidation/LCIMethodAndAllocation/typeOfDataSet',
+        message: `Not listed: typeOfDataSet is "${d.header.process?.typeOfDataSet ?? '(missing)'}", not "EPD". The dataset is still served at resource/processes/${d.header.uuid} for clients that reference it.`,
+      });
+    }
+  }
+  return { byType, epds, documents, findings, stats };
+}
+
+interface ReadResult {
+  dataset?: Dataset;
+  skipped?: boolean;
+  findings: Finding[];
+}
+
+async function readOne(file: InputFile, opts: CatalogOptions): Promise<ReadResult> {
+  const at = (f: Omit<Finding, 'file'>): Finding => ({ file: file.path, ...f });
+  if (file.size > opts.maxFileSize) {
+    return {
+      findings: [at({ ruleId: 'input-too-large', severity: 'error', message: `The file is ${mb(file.size)} MB, over the ${mb(opts.maxFileSize)} MB limit; it was not read. Raise limits.maxFileSizeMB in the config (or --max-file-size) if it is genuine.` })],
+    };
+  }
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file.abs);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? 'error';
+    return { findings: [at({ ruleId: 'input-unreadable', severity: 'error', message: `The file cannot be read (${code}); check its permissions.` })] };
+  }
+  if (bytes.length > opts.maxFileSize) {
+    return { findings: [at({ ruleId: 'input-too-large', severity: 'error', message: `The file is ${mb(bytes.length)} MB, over the ${mb(opts.maxFileSize)} MB limit.` })] };
+  }
+  const decoded = decodeXml(bytes);
+  if (!decoded.ok) return { findings: [at(decoded.finding)] };
+  const parsed = parseXml(decoded.text);
+  if (!parsed.ok) {
+    return {
+      findings: [at({ ruleId: 'xml-malformed', severity: 'error', message: `The XML is not well-formed: ${parsed.message}`, ...(parsed.line ? { line: parsed.line } : {}), ...(parsed.col ? { col: parsed.col } : {}) })],
+    };
+  }
+  const extracted = extractDataset(parsed.root);
+  if (!extracted.ok) {
+    // Category systems and other ILCD side files are not datasets: note them, do not reject.
+    if (extracted.findings[0]?.ruleId === 'ilcd-root' && parsed.root.name === 'CategorySystem') {
+      return { skipped: true, findings: [at({ ruleId: 'input-not-dataset', severity: 'info', message: 'Skipped: an ILCD category system, not a dataset.' })] };
+    }
+    return { findings: extracted.findings.map(at) };
+  }
+  const findings = checkDocument({ file: file.path, text: decoded.text, root: parsed.root, dataset: extracted.dataset });
+  if (findings.some((f) => f.severity === 'error')) return { findings };
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  return { dataset: { header: extracted.dataset, file, sha256 }, findings };
+}
+
+function mb(n: number): string {
+  return (n / 1024 / 1024).toFixed(n < 1024 * 1024 ? 2 : 1);
+}

@@ -1,0 +1,108 @@
+import { Command, CommanderError, Option } from 'commander';
+import { build, type BuildOptions } from './build.js';
+import { PoNodeError } from './errors.js';
+import { palette } from './report/color.js';
+import { buildReportJson } from './report/json.js';
+import { progressReporter } from './report/progress.js';
+import { formatBuildSummary, formatFindings } from './report/text.js';
+import { GENERATOR_VERSION } from './version.js';
+
+export interface Io {
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Exit codes: 0 success, 1 problems in the data (with --strict) or nothing publishable, 2 usage, config or I/O. */
+export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
+  let exitCode = 0;
+  const program = createProgram(io, (code) => {
+    exitCode = code;
+  });
+  try {
+    await program.parseAsync(argv);
+  } catch (e) {
+    if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
+    if (e instanceof PoNodeError) {
+      const c = palette(io.stderr, io.env);
+      io.stderr.write(`${c.red('po-node:')} ${e.message}\n`);
+      if (e.hint) io.stderr.write(`${c.dim('hint:')} ${e.hint}\n`);
+      if (io.env.DEBUG?.includes('po-node')) io.stderr.write(`${e.stack}\n`);
+      return 2;
+    }
+    throw e;
+  }
+  return exitCode;
+}
+
+function createProgram(io: Io, setExit: (code: number) => void): Command {
+  const program = new Command('po-node')
+    .description('Turn a folder of ILCD+EPD XML files into a static ECO Portal PO Node (soda4LCA-compatible API).')
+    .version(GENERATOR_VERSION, '-v, --version')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
+    .showHelpAfterError('(run with --help for usage)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ po-node build data/ --out site --base-url https://epd.example.org/node
+  $ po-node build --config po-node.config.json --strict
+
+Docs: README.md (output tree, publishing), docs/rules.md (every finding), schemas/ (JSON Schemas).`,
+    );
+
+  program
+    .command('build')
+    .description('Read ILCD datasets, check them, and write the static node into the output folder.')
+    .argument('[inputs...]', 'folders, files or quoted glob patterns holding ILCD XML (default: "inputs" from the config)')
+    .option('-o, --out <dir>', 'output folder (default: "out" from the config, else site)')
+    .option('-c, --config <file>', 'po-node.config.json with node information and settings')
+    .option('-b, --base-url <url>', 'public base URL of the node, e.g. https://epd.example.org/node')
+    .option('--strict', 'exit 1 and write nothing when any dataset is rejected (for CI)')
+    .option('--clean', 'replace the output folder even if po-node did not create it (its contents are deleted)')
+    .option('--json', 'print the build report as JSON on stdout (schemas/build-report.schema.json)')
+    .option('-q, --quiet', 'print only errors and the summary')
+    .addOption(new Option('--verbose', 'also list informational findings (skipped files, duplicates)').conflicts('quiet'))
+    .addHelpText(
+      'after',
+      `
+Output (see README.md for the URL each file answers):
+  resource/processes/index.xml   EPD list, soda4LCA XML (the default representation)
+  resource/processes/index.json  EPD list, soda4LCA JSON (format=json)
+  resource/processes/<uuid>      each EPD, bytes unchanged; resource/<type>/<uuid> for flows, contacts, ...
+  nodeinfo/, resource/nodeinfo/  node information (soda4LCA NodeInfo XML)
+  healthz/, v1/healthz/          health, written last from a check of the written tree
+  v1/epds/index.json, v1/epds/<uuid>   draft v1 path set
+
+Exit codes: 0 built; 1 --strict with errors, or no EPD could be published; 2 usage, config or I/O error.
+Reproducible builds: set SOURCE_DATE_EPOCH to fix the build time written into health and index.html.
+
+Examples:
+  $ po-node build ILCD/ --out site --base-url https://epd.example.org/node
+  $ po-node build --config po-node.config.json --strict --json > build-report.json`,
+    )
+    .action(async (inputs: string[], o: { out?: string; config?: string; baseUrl?: string; strict?: boolean; clean?: boolean; json?: boolean; quiet?: boolean; verbose?: boolean }) => {
+      const c = palette(io.stderr, io.env);
+      const opts: BuildOptions = {
+        inputs,
+        onProgress: progressReporter(io.stderr, !o.json && !o.quiet),
+      };
+      if (o.out) opts.out = o.out;
+      if (o.config) opts.config = o.config;
+      if (o.baseUrl) opts.baseUrl = o.baseUrl;
+      if (o.strict) opts.strict = true;
+      if (o.clean) opts.clean = true;
+      const result = await build(opts);
+      if (o.json) {
+        io.stdout.write(buildReportJson(result));
+      } else {
+        const shown = o.quiet ? result.findings.filter((f) => f.severity === 'error') : result.findings;
+        const text = formatFindings(shown, c, { showInfo: o.verbose ?? false });
+        if (text) io.stderr.write(`${text}\n`);
+        io.stderr.write(`${formatBuildSummary(result, c)}\n`);
+      }
+      setExit(result.ok ? 0 : 1);
+    });
+  return program;
+}

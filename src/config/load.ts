@@ -1,0 +1,104 @@
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { ConfigError } from '../errors.js';
+import { validateWithSchema } from '../schemas.js';
+
+export interface NodeInfoConfig {
+  id: string;
+  name: string;
+  operator?: string;
+  /** By language code. */
+  description: Record<string, string>;
+  contact: { name?: string; email?: string; phone?: string; www?: string };
+}
+
+/** Configuration after defaults and flags are applied; paths are absolute. */
+export interface ResolvedConfig {
+  baseUrl?: string;
+  node: NodeInfoConfig;
+  inputs: string[];
+  out: string;
+  pathSets: { default: boolean; v1: boolean };
+  limits: { maxFileSize: number };
+  /** Where relative paths were resolved from (config folder, else the working directory). */
+  baseDir: string;
+  configFile?: string;
+}
+
+export interface ConfigOverrides {
+  config?: string;
+  inputs?: string[];
+  out?: string;
+  baseUrl?: string;
+  cwd?: string;
+}
+
+interface RawConfig {
+  baseUrl?: string;
+  node?: { id?: string; name?: string; operator?: string; description?: string | Record<string, string>; contact?: NodeInfoConfig['contact'] };
+  inputs?: string[];
+  out?: string;
+  pathSets?: { default?: boolean; v1?: boolean };
+  limits?: { maxFileSizeMB?: number };
+}
+
+export const DEFAULT_NODE_ID = 'PO_NODE';
+export const DEFAULT_OUT = 'site';
+export const DEFAULT_MAX_FILE_MB = 50;
+
+/** Defaults, then the config file, then flags: the later wins. */
+export function loadConfig(o: ConfigOverrides = {}): ResolvedConfig {
+  const cwd = o.cwd ?? process.cwd();
+  let raw: RawConfig = {};
+  let baseDir = cwd;
+  let configFile: string | undefined;
+  if (o.config) {
+    configFile = resolve(cwd, o.config);
+    let text: string;
+    try {
+      text = readFileSync(configFile, 'utf8');
+    } catch (e) {
+      throw new ConfigError(`Cannot read config file ${o.config}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, {
+        hint: 'Create one with `po-node init`, or leave out --config to use the defaults.',
+      });
+    }
+    try {
+      raw = JSON.parse(text) as RawConfig;
+    } catch (e) {
+      throw new ConfigError(`Config file ${o.config} is not valid JSON: ${(e as Error).message}`);
+    }
+    const problems = validateWithSchema('config', raw);
+    if (problems.length) {
+      throw new ConfigError(`Config file ${o.config} is invalid:\n${problems.map((p) => `  - ${p}`).join('\n')}`, {
+        hint: 'See schemas/config.schema.json for every setting.',
+      });
+    }
+    baseDir = dirname(configFile);
+  }
+  const baseUrl = (o.baseUrl ?? raw.baseUrl)?.replace(/\/+$/, '');
+  if (o.baseUrl !== undefined && !/^https?:\/\/[^\s?#]+$/.test(o.baseUrl)) {
+    throw new ConfigError(`--base-url "${o.baseUrl}" is not an http(s) URL without query or fragment`, { hint: 'Example: --base-url https://epd.example.org/node' });
+  }
+  const desc = raw.node?.description;
+  const node: NodeInfoConfig = {
+    id: raw.node?.id ?? DEFAULT_NODE_ID,
+    name: raw.node?.name ?? 'EPD data node',
+    description: typeof desc === 'string' ? { en: desc } : { ...(desc ?? {}) },
+    contact: { ...(raw.node?.contact ?? {}) },
+  };
+  if (raw.node?.operator) node.operator = raw.node.operator;
+  const inputs = o.inputs?.length ? o.inputs.map((p) => resolve(cwd, p)) : (raw.inputs ?? []).map((p) => resolve(baseDir, p));
+  const out = o.out ? resolve(cwd, o.out) : resolve(baseDir, raw.out ?? DEFAULT_OUT);
+  const cfg: ResolvedConfig = {
+    node,
+    inputs,
+    out,
+    pathSets: { default: raw.pathSets?.default ?? true, v1: raw.pathSets?.v1 ?? true },
+    limits: { maxFileSize: Math.round((raw.limits?.maxFileSizeMB ?? DEFAULT_MAX_FILE_MB) * 1024 * 1024) },
+    baseDir,
+  };
+  if (baseUrl) cfg.baseUrl = baseUrl;
+  if (configFile) cfg.configFile = configFile;
+  if (!cfg.pathSets.default && !cfg.pathSets.v1) throw new ConfigError('pathSets turns off both path sets; nothing would be served', { hint: 'Set pathSets.default or pathSets.v1 to true.' });
+  return cfg;
+}

@@ -1,0 +1,134 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Catalog } from '../catalog/build.js';
+import type { ResolvedConfig } from '../config/load.js';
+import { countFindings, type Finding } from '../findings.js';
+import { DATASET_TYPES } from '../parse/ilcd.js';
+import { childrenOf, parseXml } from '../parse/xml.js';
+import { GENERATOR_NAME, GENERATOR_VERSION } from '../version.js';
+import { CONTENT_TYPES, type PlannedFile } from './plan.js';
+import { SAPI } from './soda4lca.js';
+
+export type HealthStatus = 'ok' | 'degraded' | 'fail';
+
+export interface HealthCheck {
+  id: string;
+  ok: boolean;
+  detail: string;
+}
+
+/** The health document (schemas/health.schema.json), served at /healthz and /v1/healthz. */
+export interface HealthDoc {
+  status: HealthStatus;
+  reasons: string[];
+  builtAt: string;
+  generator: { name: string; version: string };
+  node: { id: string; baseUrl: string | null };
+  epds: { listed: number; expired: number; expiredUuids: string[] };
+  datasets: Record<string, number>;
+  inputs: { files: number; rejected: number; skipped: number; superseded: number; errors: number; warnings: number };
+  checks: HealthCheck[];
+  lists: { path: string; entries: number; sha256: string }[];
+}
+
+export const HEALTH_PATHS = { default: 'healthz/index.json', v1: 'v1/healthz/index.json' } as const;
+
+/**
+ * Verify the written tree (every listed EPD present and byte-identical to its input, list counts)
+ * and describe the result. Static files cannot report live state, so this is the honest substitute.
+ */
+export async function verifyAndDescribe(dir: string, catalog: Catalog, cfg: ResolvedConfig, builtAt: Date, findings: readonly Finding[]): Promise<HealthDoc> {
+  const checks: HealthCheck[] = [];
+  const lists: HealthDoc['lists'] = [];
+  const n = catalog.epds.length;
+  const datasetFolders = [...(cfg.pathSets.default ? ['resource/processes'] : []), ...(cfg.pathSets.v1 ? ['v1/epds'] : [])];
+  for (const folder of datasetFolders) {
+    let good = 0;
+    const bad: string[] = [];
+    for (const d of catalog.epds) {
+      const hash = await hashFile(join(dir, folder, d.header.uuid));
+      if (hash === d.sha256) good++;
+      else bad.push(d.header.uuid);
+    }
+    checks.push({ id: `${folder}/<uuid>`, ok: bad.length === 0, detail: bad.length ? `${bad.length} of ${n} listed EPDs missing or altered: ${bad.slice(0, 5).join(', ')}` : `${good} of ${n} listed EPDs present and byte-identical to their inputs` });
+  }
+  if (cfg.pathSets.default) {
+    let deps = 0;
+    const bad: string[] = [];
+    for (const t of DATASET_TYPES) {
+      if (t.type === 'process') continue;
+      for (const d of catalog.byType[t.type]) {
+        deps++;
+        if ((await hashFile(join(dir, 'resource', t.folder, d.header.uuid))) !== d.sha256) bad.push(`${t.folder}/${d.header.uuid}`);
+      }
+    }
+    checks.push({ id: 'resource/<type>/<uuid>', ok: bad.length === 0, detail: bad.length ? `${bad.length} dependent datasets missing or altered: ${bad.slice(0, 5).join(', ')}` : `${deps} dependent datasets present and byte-identical` });
+
+    const xmlPath = 'resource/processes/index.xml';
+    const xml = await readFile(join(dir, xmlPath), 'utf8');
+    const parsed = parseXml(xml);
+    const entries = parsed.ok ? childrenOf(parsed.root, SAPI.process, 'process').length : -1;
+    const total = parsed.ok ? parsed.root.attrs[`{${SAPI.serviceApi}}totalSize`] : undefined;
+    checks.push({ id: xmlPath, ok: entries === n && total === String(n), detail: `${entries} entries, totalSize ${total ?? 'missing'}, ${n} EPDs published` });
+    lists.push({ path: xmlPath, entries, sha256: sha(xml) });
+    lists.push(await jsonListCheck(dir, 'resource/processes/index.json', n, checks));
+  }
+  if (cfg.pathSets.v1) lists.push(await jsonListCheck(dir, 'v1/epds/index.json', n, checks));
+
+  const counts = countFindings(findings);
+  const year = builtAt.getUTCFullYear();
+  const expired = catalog.epds.filter((d) => /^\d{4}$/.test(d.header.process?.validUntil ?? '') && Number(d.header.process!.validUntil) < year).map((d) => d.header.uuid);
+  const reasons: string[] = [];
+  if (n === 0) reasons.push('no EPD could be published');
+  for (const c of checks) if (!c.ok) reasons.push(`check ${c.id} failed: ${c.detail}`);
+  if (catalog.stats.rejectedFiles) reasons.push(`${catalog.stats.rejectedFiles} input file(s) rejected`);
+  const status: HealthStatus = n === 0 || checks.some((c) => !c.ok) ? 'fail' : catalog.stats.rejectedFiles ? 'degraded' : 'ok';
+  return {
+    status,
+    reasons,
+    builtAt: builtAt.toISOString(),
+    generator: { name: GENERATOR_NAME, version: GENERATOR_VERSION },
+    node: { id: cfg.node.id, baseUrl: cfg.baseUrl ?? null },
+    epds: { listed: n, expired: expired.length, expiredUuids: expired },
+    datasets: Object.fromEntries(DATASET_TYPES.map((t) => [t.folder, catalog.byType[t.type].length])),
+    inputs: {
+      files: catalog.stats.filesSeen,
+      rejected: catalog.stats.rejectedFiles,
+      skipped: catalog.stats.skippedFiles,
+      superseded: catalog.stats.supersededDatasets,
+      errors: counts.error,
+      warnings: counts.warning,
+    },
+    checks,
+    lists,
+  };
+}
+
+export function healthFiles(doc: HealthDoc, cfg: ResolvedConfig): PlannedFile[] {
+  const text = `${JSON.stringify(doc, null, 2)}\n`;
+  const out: PlannedFile[] = [];
+  if (cfg.pathSets.default) out.push({ path: HEALTH_PATHS.default, contentType: CONTENT_TYPES.json, source: { text } });
+  if (cfg.pathSets.v1) out.push({ path: HEALTH_PATHS.v1, contentType: CONTENT_TYPES.json, source: { text } });
+  return out;
+}
+
+async function jsonListCheck(dir: string, path: string, n: number, checks: HealthCheck[]): Promise<HealthDoc['lists'][number]> {
+  const text = await readFile(join(dir, path), 'utf8');
+  const doc = JSON.parse(text) as { totalCount?: number; data?: unknown[] };
+  const entries = doc.data?.length ?? -1;
+  checks.push({ id: path, ok: entries === n && doc.totalCount === n, detail: `${entries} entries, totalCount ${doc.totalCount ?? 'missing'}, ${n} EPDs published` });
+  return { path, entries, sha256: sha(text) };
+}
+
+async function hashFile(path: string): Promise<string | undefined> {
+  try {
+    return createHash('sha256').update(await readFile(path)).digest('hex');
+  } catch {
+    return undefined;
+  }
+}
+
+function sha(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}

@@ -1,0 +1,63 @@
+import type { Catalog } from '../catalog/build.js';
+import type { ResolvedConfig } from '../config/load.js';
+import { DATASET_TYPES, UUID_RE } from '../parse/ilcd.js';
+import { v1ListJson } from './draft-v1.js';
+import { renderIndexHtml } from './html.js';
+import { nodeInfoXml, processListJson, processListXml } from './soda4lca.js';
+
+export const CONTENT_TYPES = {
+  xml: 'application/xml',
+  json: 'application/json',
+  html: 'text/html',
+} as const;
+
+/** One file of the site: where it goes, what it is, and where its bytes come from. */
+export interface PlannedFile {
+  /** Relative to the output folder, `/` separators. */
+  path: string;
+  contentType: string;
+  source: { copy: string } | { text: string };
+}
+
+export interface PlanContext {
+  catalog: Catalog;
+  cfg: ResolvedConfig;
+  builtAt: Date;
+}
+
+/** Every file of the site except the health documents, which are written from a check of this plan. */
+export function planSite({ catalog, cfg, builtAt }: PlanContext): PlannedFile[] {
+  const files: PlannedFile[] = [];
+  const add = (path: string, contentType: string, source: PlannedFile['source']) => files.push({ path, contentType, source });
+  if (cfg.pathSets.default) {
+    for (const t of DATASET_TYPES) {
+      for (const d of catalog.byType[t.type]) add(`resource/${t.folder}/${safeUuid(d.header.uuid)}`, CONTENT_TYPES.xml, { copy: d.file.abs });
+    }
+    add('resource/processes/index.xml', CONTENT_TYPES.xml, { text: processListXml(catalog.epds, cfg) });
+    add('resource/processes/index.json', CONTENT_TYPES.json, { text: processListJson(catalog.epds, cfg) });
+    const nodeinfo = nodeInfoXml(cfg);
+    add('nodeinfo/index.xml', CONTENT_TYPES.xml, { text: nodeinfo });
+    add('resource/nodeinfo/index.xml', CONTENT_TYPES.xml, { text: nodeinfo });
+  }
+  if (cfg.pathSets.v1) {
+    for (const d of catalog.epds) add(`v1/epds/${safeUuid(d.header.uuid)}`, CONTENT_TYPES.xml, { copy: d.file.abs });
+    add('v1/epds/index.json', CONTENT_TYPES.json, { text: v1ListJson(catalog.epds, cfg) });
+  }
+  add('index.html', CONTENT_TYPES.html, { text: renderIndexHtml({ catalog, cfg, builtAt }) });
+  assertUniquePaths(files);
+  return files;
+}
+
+/** UUIDs come from files: check again right where they become path segments. */
+function safeUuid(uuid: string): string {
+  if (!UUID_RE.test(uuid)) throw new Error(`internal: refusing unsafe UUID ${JSON.stringify(uuid)} as a path`);
+  return uuid;
+}
+
+export function assertUniquePaths(files: readonly PlannedFile[]): void {
+  const seen = new Set<string>();
+  for (const f of files) {
+    if (seen.has(f.path)) throw new Error(`internal: two outputs for ${f.path}`);
+    seen.add(f.path);
+  }
+}

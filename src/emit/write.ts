@@ -1,0 +1,95 @@
+import { constants, existsSync, readdirSync, statSync } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, rename, rm, utimes, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, parse as parsePath, resolve } from 'node:path';
+import { OutputError } from '../errors.js';
+import { isInside } from '../read/inputs.js';
+import type { PlannedFile } from './plan.js';
+
+/** Written into every site po-node builds, so a later build knows the folder is its own to replace. */
+export const MARKER_FILE = '.po-node.json';
+
+export interface WriteOptions {
+  out: string;
+  inputs: readonly string[];
+  cwd: string;
+  /** Replace an output folder that po-node did not create. */
+  allowReplace: boolean;
+  /** mtime for every file, for reproducible archives (SOURCE_DATE_EPOCH). */
+  mtime?: Date;
+}
+
+/** Refuse output folders whose replacement would destroy something that is not ours. */
+export function checkOutputFolder(o: Pick<WriteOptions, 'out' | 'inputs' | 'cwd' | 'allowReplace'>): void {
+  const out = resolve(o.out);
+  if (out === parsePath(out).root) throw new OutputError(`Refusing to use the filesystem root as output folder`);
+  if (isInside(out, resolve(o.cwd))) throw new OutputError(`The output folder ${o.out} contains the working directory; it would be replaced`, { hint: 'Use a subfolder such as --out site.' });
+  for (const input of o.inputs) {
+    if (isInside(out, resolve(input))) throw new OutputError(`The output folder ${o.out} contains the input ${input}; building would delete it`, { hint: 'Write the site to a separate folder, e.g. --out site.' });
+    if (isInside(resolve(input), out) && statSync(resolve(input), { throwIfNoEntry: false })?.isDirectory()) {
+      throw new OutputError(`The output folder ${o.out} is inside the input folder ${input}; the next build would read its own output`, { hint: 'Write the site outside the input folder.' });
+    }
+  }
+  if (!existsSync(out)) return;
+  if (!statSync(out).isDirectory()) throw new OutputError(`The output path ${o.out} exists and is not a folder`);
+  const entries = readdirSync(out);
+  if (entries.length && !entries.includes(MARKER_FILE) && !o.allowReplace) {
+    throw new OutputError(`The output folder ${o.out} is not empty and was not made by po-node; it would be replaced`, {
+      hint: 'Pick another --out, or pass --clean to replace its contents.',
+    });
+  }
+}
+
+/**
+ * The only writer: builds the whole site in a temporary sibling folder, lets `finish` add files
+ * that depend on what was written (health), then swaps it in with renames, so readers never see
+ * a half-written site and a failed build leaves the old one untouched.
+ */
+export async function writeSite(files: readonly PlannedFile[], o: WriteOptions, finish: (dir: string) => Promise<readonly PlannedFile[]>): Promise<void> {
+  checkOutputFolder(o);
+  const out = resolve(o.out);
+  await mkdir(dirname(out), { recursive: true });
+  const tmp = await mkdtemp(join(dirname(out), `.${basename(out)}.tmp-`));
+  try {
+    await writeFiles(tmp, files, o.mtime);
+    const late = await finish(tmp);
+    await writeFiles(tmp, late, o.mtime);
+    await writeFiles(tmp, [{ path: MARKER_FILE, contentType: 'application/json', source: { text: `${JSON.stringify({ generator: 'po-node', files: files.length + late.length })}\n` } }], o.mtime);
+    const old = existsSync(out) ? `${tmp}.old` : undefined;
+    if (old) await rename(out, old);
+    await rename(tmp, out);
+    if (old) await rm(old, { recursive: true, force: true });
+  } catch (e) {
+    await rm(tmp, { recursive: true, force: true });
+    throw e;
+  }
+}
+
+async function writeFiles(dir: string, files: readonly PlannedFile[], mtime?: Date): Promise<void> {
+  const dirs = new Set<string>();
+  for (const f of files) dirs.add(dirname(target(dir, f.path)));
+  for (const d of [...dirs].sort()) await mkdir(d, { recursive: true });
+  await pool(files, 16, async (f) => {
+    const to = target(dir, f.path);
+    if ('copy' in f.source) await copyFile(f.source.copy, to, constants.COPYFILE_FICLONE);
+    else await writeFile(to, f.source.text);
+    if (mtime) await utimes(to, mtime, mtime);
+  });
+}
+
+/** Resolve a planned path and prove it stays inside the output folder. */
+function target(dir: string, path: string): string {
+  if (!/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(path) || path.split('/').some((s) => s === '..' || s === '.')) {
+    throw new Error(`internal: unsafe output path ${JSON.stringify(path)}`);
+  }
+  const to = resolve(dir, path);
+  if (!isInside(dir, to)) throw new Error(`internal: output path escapes the site: ${path}`);
+  return to;
+}
+
+export async function pool<T>(items: readonly T[], size: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(size, items.length) }, worker));
+}

@@ -1,0 +1,96 @@
+import type { Finding } from '../findings.js';
+
+export type DecodeResult = { ok: true; text: string } | { ok: false; finding: Omit<Finding, 'file'> };
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/**
+ * Level 1 safety before any parser sees the bytes: UTF-8 only (BOM tolerated), no DOCTYPE.
+ * A DOCTYPE is the only place entities can be declared, so refusing it rules out entity
+ * expansion bombs and external entities without trusting the parser's own limits.
+ */
+export function decodeXml(bytes: Uint8Array): DecodeResult {
+  if (bytes.length === 0) return fail('xml-empty', 'The file is empty (0 bytes); export the dataset again.');
+  const b0 = bytes[0], b1 = bytes[1];
+  if ((b0 === 0xff && b1 === 0xfe) || (b0 === 0xfe && b1 === 0xff) || (bytes.length > 1 && (b0 === 0 || b1 === 0))) {
+    return fail('xml-encoding', 'The file is UTF-16 (or UTF-32) encoded; ILCD nodes serve UTF-8: re-save it as UTF-8.');
+  }
+  let text: string;
+  try {
+    text = utf8.decode(bytes); // strips a UTF-8 BOM
+  } catch {
+    const at = firstInvalidUtf8(bytes);
+    return fail('xml-encoding', `The file is not valid UTF-8 (first bad byte at offset ${at}); re-save it as UTF-8.`, lineOfOffset(bytes, at));
+  }
+  if (text.trim() === '') return fail('xml-empty', 'The file holds only white space; export the dataset again.');
+  const decl = /^\s*<\?xml\b[^>]*?\bencoding\s*=\s*["']([^"']+)["']/.exec(text);
+  if (decl && !/^utf-?8$/i.test(decl[1]!)) {
+    return fail('xml-encoding', `The XML declaration says encoding="${decl[1]}"; only UTF-8 is accepted: re-save the file as UTF-8 and fix the declaration.`, 1);
+  }
+  const doctype = findDoctype(text);
+  if (doctype >= 0) {
+    const internal = /<!ENTITY/i.test(text.slice(doctype, doctype + 65536));
+    return fail(
+      'xml-doctype',
+      internal
+        ? 'The file declares a DOCTYPE with entities; entity declarations are refused (entity expansion and external entities are unsafe): remove the DOCTYPE.'
+        : 'The file declares a DOCTYPE; DTDs are refused for safety and ILCD does not use them: remove the DOCTYPE.',
+      lineOf(text, doctype),
+    );
+  }
+  return { ok: true, text };
+}
+
+/** Offset of `<!DOCTYPE` in the prolog (before the root element), or -1. Comments and PIs are skipped. */
+function findDoctype(text: string): number {
+  let i = 0;
+  const n = text.length;
+  while (i < n) {
+    const lt = text.indexOf('<', i);
+    if (lt < 0) return -1;
+    if (text.startsWith('<?', lt)) {
+      const end = text.indexOf('?>', lt + 2);
+      if (end < 0) return -1;
+      i = end + 2;
+    } else if (text.startsWith('<!--', lt)) {
+      const end = text.indexOf('-->', lt + 4);
+      if (end < 0) return -1;
+      i = end + 3;
+    } else if (text.slice(lt, lt + 9).toUpperCase() === '<!DOCTYPE') {
+      return lt;
+    } else {
+      return -1; // root element reached
+    }
+  }
+  return -1;
+}
+
+function firstInvalidUtf8(bytes: Uint8Array): number {
+  for (let lo = 0, hi = bytes.length; ; ) {
+    // Binary search on the shortest prefix that fails to decode.
+    if (hi - lo <= 1) return lo;
+    const mid = (lo + hi) >> 1;
+    try {
+      new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(0, mid), { stream: true });
+      lo = mid;
+    } catch {
+      hi = mid;
+    }
+  }
+}
+
+function lineOfOffset(bytes: Uint8Array, offset: number): number {
+  let line = 1;
+  for (let i = 0; i < offset && i < bytes.length; i++) if (bytes[i] === 0x0a) line++;
+  return line;
+}
+
+export function lineOf(text: string, offset: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) line++;
+  return line;
+}
+
+function fail(ruleId: string, message: string, line?: number): DecodeResult {
+  return { ok: false, finding: { ruleId, severity: 'error', message, ...(line ? { line } : {}) } };
+}

@@ -1,0 +1,42 @@
+import type { ProgressEvent } from '../build.js';
+
+/**
+ * On a TTY: one self-overwriting line. Elsewhere (CI logs): one line per phase, nothing per file.
+ * Progress goes to stderr so stdout stays clean for --json.
+ */
+export function progressReporter(stream: NodeJS.WriteStream, enabled: boolean): (e: ProgressEvent) => void {
+  const tty = Boolean(stream.isTTY);
+  const started = Date.now();
+  let lastDraw = 0;
+  const clear = () => tty && stream.write('\r\x1b[K');
+  return (e) => {
+    if (!enabled) return;
+    switch (e.phase) {
+      case 'discover':
+        if (!tty) stream.write(`po-node: found ${e.files} files\n`);
+        break;
+      case 'read': {
+        if (!tty) {
+          if (e.done === e.total) stream.write(`po-node: read and checked ${e.total} XML files\n`);
+          break;
+        }
+        const now = Date.now();
+        // Only draw for builds that last: no flicker on small corpora.
+        if (now - started < 1000 || (now - lastDraw < 100 && e.done !== e.total)) break;
+        lastDraw = now;
+        const width = 30;
+        const filled = Math.round((e.done / Math.max(1, e.total)) * width);
+        stream.write(`\r\x1b[K[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${e.done}/${e.total} files`);
+        if (e.done === e.total) clear();
+        break;
+      }
+      case 'write':
+        clear();
+        if (!tty) stream.write(`po-node: writing ${e.files} files\n`);
+        break;
+      case 'verify':
+        if (!tty) stream.write('po-node: verifying the written site\n');
+        break;
+    }
+  };
+}

@@ -1,0 +1,44 @@
+import type { BuildResult } from '../build.js';
+import type { Finding } from '../findings.js';
+import type { Palette } from './color.js';
+
+/** Findings grouped by file, one line each: `  line:col  severity  message  rule-id`. */
+export function formatFindings(findings: readonly Finding[], c: Palette, opts: { showInfo?: boolean } = {}): string {
+  const shown = findings.filter((f) => opts.showInfo || f.severity !== 'info');
+  const groups = new Map<string, Finding[]>();
+  for (const f of shown) {
+    const key = f.file ? (f.entry ? `${f.file}!${f.entry}` : f.file) : '(configuration)';
+    const g = groups.get(key);
+    if (g) g.push(f);
+    else groups.set(key, [f]);
+  }
+  const out: string[] = [];
+  for (const [file, list] of groups) {
+    out.push(c.bold(file));
+    for (const f of list) {
+      const pos = f.line ? `${f.line}:${f.col ?? 0}` : '';
+      const sev = f.severity === 'error' ? c.red('error  ') : f.severity === 'warning' ? c.yellow('warning') : c.dim('info   ');
+      out.push(`  ${pos.padEnd(8)} ${sev}  ${f.message}  ${c.dim(f.ruleId)}`);
+      if (f.xpath) out.push(`  ${''.padEnd(8)}          ${c.dim(`at ${f.xpath}`)}`);
+    }
+    out.push('');
+  }
+  return out.join('\n');
+}
+
+/** The end-of-build summary a person reads first. */
+export function formatBuildSummary(r: BuildResult, c: Palette): string {
+  const s = r.summary;
+  const lines: string[] = [];
+  const rejected = s.rejected ? c.red(`${s.rejected} rejected`) : '0 rejected';
+  lines.push(`${s.files} files read: ${s.datasets} datasets, ${c.bold(`${s.epds} EPDs`)} listed, ${rejected}, ${s.skipped} skipped, ${s.superseded} superseded`);
+  lines.push(`${s.errors ? c.red(`${s.errors} errors`) : '0 errors'}, ${s.warnings ? c.yellow(`${s.warnings} warnings`) : '0 warnings'}`);
+  if (r.written) {
+    const status = r.status === 'ok' ? c.green('ok') : r.status === 'degraded' ? c.yellow('degraded') : c.red(r.status);
+    lines.push(`Site written to ${c.bold(`${r.outDisplay}/`)} (health: ${status}) in ${(r.durationMs / 1000).toFixed(2)} s`);
+    if (r.health?.status === 'fail') for (const reason of r.health.reasons) lines.push(c.red(`  ${reason}`));
+  } else {
+    lines.push(c.red(`Site not written: --strict and ${s.errors} error(s); the previous site in ${r.outDisplay}/ is unchanged.`));
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,42 @@
+import type { Finding } from '../findings.js';
+import type { DatasetHeader } from '../parse/extract.js';
+import { UUID_RE } from '../parse/ilcd.js';
+import type { XNode } from '../parse/xml.js';
+
+export interface DocumentContext {
+  /** Display path of the input file. */
+  file: string;
+  text: string;
+  root: XNode;
+  dataset: DatasetHeader;
+}
+
+/**
+ * Checks that run on every parsed dataset after its identity is known (level 2, structure).
+ * Errors reject the dataset; warnings are reported and the dataset is still published.
+ */
+export function checkDocument(ctx: DocumentContext): Finding[] {
+  const findings: Finding[] = [];
+  const { dataset, file } = ctx;
+  // soda4LCA exports name files <uuid>_<version>.xml; a different UUID there means a renamed or mixed-up file.
+  const base = file.slice(file.lastIndexOf('/') + 1);
+  const m = /^([0-9a-fA-F-]{36})(?:_[0-9.]+)?\.xml$/i.exec(base);
+  if (m && UUID_RE.test(m[1]!) && m[1]!.toLowerCase() !== dataset.uuid) {
+    findings.push({
+      ruleId: 'input-uuid-mismatch',
+      severity: 'warning',
+      file,
+      message: `The file name says UUID ${m[1]} but the dataset's common:UUID is ${dataset.uuid}; it is published under ${dataset.uuid}. Rename the file to avoid confusion.`,
+    });
+  }
+  if (dataset.type === 'process' && dataset.process && dataset.names.length === 0) {
+    findings.push({
+      ruleId: 'process-name',
+      severity: 'error',
+      file,
+      xpath: '/processDataSet/processInformation/dataSetInformation/name/baseName',
+      message: 'The process has no name; add at least one name/baseName (in English: xml:lang="en").',
+    });
+  }
+  return findings;
+}
