@@ -47,7 +47,7 @@ export async function discoverInputs(inputs: readonly string[], cwd: string): Pr
     const isDir = st?.isDirectory() ?? false;
     const pattern = isDir ? '**/*' : toPosix(relative(cwd, abs));
     if (!isDir && !isDynamicPattern(pattern)) {
-      throw new InputError(`Input not found: ${input}`, { hint: 'Check the path; folders, files and glob patterns (quoted) are accepted.' });
+      throw new InputError(`Input not found: ${show(abs)}`, { hint: 'Check the path; folders, files and glob patterns (quoted) are accepted.' });
     }
     const root = isDir ? realpathSync(abs) : cwd;
     const entries = await globby(pattern, {
@@ -59,7 +59,7 @@ export async function discoverInputs(inputs: readonly string[], cwd: string): Pr
       dot: false,
       suppressErrors: true,
     });
-    if (entries.length === 0 && !isDir) throw new InputError(`No files match ${input}`);
+    if (entries.length === 0 && !isDir) throw new InputError(`No files match ${show(abs)}`);
     for (const entry of entries) {
       const file = resolve(entry.path);
       if (entry.dirent.isDirectory()) continue;

@@ -1,0 +1,86 @@
+// The CLI as a person or CI runs it: spawned through bin/po-node.js.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { validateWithSchema } from '../../dist/index.js';
+import { BIN, cleanup, EXAMPLE_CONFIG, ROOT, tmp } from '../helpers/index.js';
+
+function run(args, opts = {}) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: opts.cwd ?? ROOT, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', SOURCE_DATE_EPOCH: '1767323045', ...opts.env } });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+test('--help teaches: commands, examples, exit codes', () => {
+  const top = run(['--help']);
+  assert.is(top.code, 0);
+  assert.match(top.out, 'build');
+  assert.match(top.out, 'Examples:');
+  const b = run(['build', '--help']);
+  assert.is(b.code, 0);
+  for (const s of ['--out', '--base-url', '--strict', '--config', '--clean', '--json', 'Exit codes', 'SOURCE_DATE_EPOCH', 'resource/processes/index.xml']) assert.match(b.out, s);
+});
+
+test('build --json prints a schema-valid report; exit 0', () => {
+  const out = join(tmp(), 'site');
+  const r = run(['build', '--config', EXAMPLE_CONFIG, '--out', out, '--json']);
+  assert.is(r.code, 0, r.err);
+  const report = JSON.parse(r.out);
+  assert.equal(validateWithSchema('build-report', report), []);
+  assert.is(report.summary.epds, 5);
+  assert.is(report.status, 'ok');
+  assert.ok(existsSync(join(out, 'resource/processes/index.xml')));
+});
+
+test('the text summary says what was found, published, rejected and where the site is', () => {
+  const base = tmp();
+  const dir = join(base, 'in');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'broken.xml'), '<processDataSet><x></processDataSet>');
+  const r = run(['build', join('..', '..', ROOT, 'examples/ilcdlib/ibu_with_dependencies'), dir, '--out', join(base, 'site')]);
+  assert.is(r.code, 0, r.err);
+  assert.match(r.err, 'broken.xml');
+  assert.match(r.err, 'xml-malformed');
+  assert.match(r.err, /1 EPDs listed, 1 rejected/);
+  assert.match(r.err, 'No base URL set');
+  assert.match(r.err, /Site written to .*site\/ \(health: degraded\)/);
+});
+
+test('--strict with a rejected file exits 1 and writes nothing', () => {
+  const base = tmp();
+  const dir = join(base, 'in');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'broken.xml'), '<processDataSet><x></processDataSet>');
+  const r = run(['build', dir, '--out', join(base, 'site'), '--strict']);
+  assert.is(r.code, 1);
+  assert.match(r.err, 'Site not written');
+  assert.not.ok(existsSync(join(base, 'site')));
+});
+
+test('usage and input errors exit 2 with one line and a hint', () => {
+  const missing = run(['build', 'no/such/folder', '--out', join(tmp(), 'site')]);
+  assert.is(missing.code, 2);
+  assert.match(missing.err, 'Input not found: no/such/folder');
+  assert.match(missing.err, 'hint:');
+  assert.not.match(missing.err, '    at ');
+  const badUrl = run(['build', '--config', EXAMPLE_CONFIG, '--base-url', 'ftp://x', '--out', join(tmp(), 'site')]);
+  assert.is(badUrl.code, 2);
+  assert.match(badUrl.err, '--base-url');
+  const unknown = run(['build', '--frobnicate']);
+  assert.is(unknown.code, 2);
+  assert.match(unknown.err, "unknown option '--frobnicate'");
+});
+
+test('a config file that breaks its schema is reported precisely', () => {
+  const dir = tmp();
+  const cfg = join(dir, 'po-node.config.json');
+  writeFileSync(cfg, JSON.stringify({ node: { id: 'has spaces' }, inputs: ['x'], colour: 'red' }));
+  const r = run(['build', '--config', cfg]);
+  assert.is(r.code, 2);
+  assert.match(r.err, '/node/id');
+  assert.match(r.err, 'colour');
+});
+
+test.after(cleanup);
+test.run();
