@@ -1,0 +1,137 @@
+// npm run bench [-- --count N] : synthetic corpus from the real example EPDs, then builds measured against
+// baselines taken in the same run on the same files (cp -r, native xmllint). Prints figures and ratios and
+// writes them as JSON (bench/results-<count>.json) for tracking.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const { values: args } = parseArgs({ options: { count: { type: 'string', default: '10000' }, dir: { type: 'string', default: join(ROOT, '.bench') }, keep: { type: 'boolean', default: false } } });
+const count = Number(args.count);
+const work = join(args.dir, `n${count}`);
+const corpus = join(work, 'corpus');
+const data = join(ROOT, 'examples', 'ilcdlib');
+
+function log(s) {
+  process.stderr.write(`${s}\n`);
+}
+
+function time(fn) {
+  const t0 = performance.now();
+  fn();
+  return performance.now() - t0;
+}
+
+/** Clone the real EPDs with fresh UUIDs, versions and names; dependent datasets copied once. */
+function makeCorpus() {
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(join(corpus, 'processes'), { recursive: true });
+  const templates = [];
+  for (const exp of readdirSync(data)) {
+    const dir = join(data, exp, 'ILCD');
+    for (const folder of readdirSync(dir)) {
+      if (folder === 'processes') {
+        for (const f of readdirSync(join(dir, folder))) templates.push(readFileSync(join(dir, folder, f), 'utf8'));
+      } else {
+        cpSync(join(dir, folder), join(corpus, exp, folder), { recursive: true });
+      }
+    }
+  }
+  for (let i = 0; i < count; i++) {
+    const t = templates[i % templates.length];
+    const oldUuid = /<common:UUID>([^<]+)<\/common:UUID>/.exec(t)[1];
+    const uuid = synthUuid(i);
+    const version = `01.${String(Math.floor(i / 1000) % 100).padStart(2, '0')}.${String(i % 1000).padStart(3, '0')}`;
+    const xml = t
+      .replaceAll(oldUuid, uuid)
+      .replace(/<common:dataSetVersion>[^<]+</, `<common:dataSetVersion>${version}<`)
+      .replace(/(<baseName[^>]*>)([^<]*)/g, `$1$2 #${i}`);
+    writeFileSync(join(corpus, 'processes', `${uuid}.xml`), xml);
+  }
+}
+
+function synthUuid(i) {
+  const h = i.toString(16).padStart(12, '0');
+  return `b0b0b0b0-0000-4000-8000-${h}`;
+}
+
+function du(dir) {
+  let n = 0;
+  const walk = (d) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else n += statSync(p).size;
+    }
+  };
+  walk(dir);
+  return n;
+}
+
+function runBuild(out) {
+  const r = spawnSync(process.execPath, [join(ROOT, 'bench', 'build-child.js'), corpus, out], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  if (r.status !== 0) throw new Error(`build failed: ${r.stderr}`);
+  return JSON.parse(r.stdout.trim().split('\n').pop());
+}
+
+function xmllintSchema() {
+  const schema = [join(ROOT, 'schemas', 'xsd', 'v1.2-libxml2', 'EPD_DataSet.xsd'), join(ROOT, '..', 'shared', 'ilcd', 'schemas', 'v1.2-libxml2', 'EPD_DataSet.xsd')].find(existsSync);
+  const has = spawnSync('xmllint', ['--version']).status === 0;
+  if (!schema || !has) return undefined;
+  const catalog = join(schema, '..', '..', 'catalog.xml');
+  const files = readdirSync(join(corpus, 'processes')).map((f) => join(corpus, 'processes', f));
+  return time(() => {
+    for (let i = 0; i < files.length; i += 500) {
+      spawnSync('xmllint', ['--nonet', '--noout', '--schema', schema, ...files.slice(i, i + 500)], { env: { ...process.env, XML_CATALOG_FILES: catalog }, stdio: 'ignore' });
+    }
+  });
+}
+
+log(`po-node bench: ${count} EPDs on ${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`);
+log('generating corpus ...');
+makeCorpus();
+const bytes = du(corpus);
+log(`corpus: ${count} EPDs + dependencies, ${(bytes / 1e6).toFixed(0)} MB`);
+
+const cpMs = time(() => execFileSync('cp', ['-r', corpus, join(work, 'copy')]));
+const full = runBuild(join(work, 'site'));
+const noop = runBuild(join(work, 'site'));
+// 1% change: rename 1% of the EPDs, then rebuild.
+const procs = readdirSync(join(corpus, 'processes')).sort();
+for (const f of procs.slice(0, Math.max(1, Math.floor(procs.length / 100)))) {
+  const p = join(corpus, 'processes', f);
+  writeFileSync(p, readFileSync(p, 'utf8').replace(/(<baseName[^>]*>)/, '$1changed '));
+}
+const onePct = runBuild(join(work, 'site'));
+const xmllintMs = xmllintSchema();
+
+const results = {
+  machine: { cores: cpus().length, cpu: cpus()[0]?.model, memGiB: Math.round(totalmem() / 2 ** 30), node: process.version },
+  count,
+  corpusMB: +(bytes / 1e6).toFixed(1),
+  ms: { cp: cpMs, fullBuild: full.ms, noopRebuild: noop.ms, rebuild1pct: onePct.ms, xmllintSchema: xmllintMs ?? null },
+  peakRssMB: { fullBuild: +(full.maxRssKB / 1024).toFixed(0) },
+  ratios: {
+    fullBuildVsCp: full.ms / cpMs,
+    fullBuildVsXmllintSchema: xmllintMs ? full.ms / xmllintMs : null,
+    noopVsFull: noop.ms / full.ms,
+    onePctVsFull: onePct.ms / full.ms,
+  },
+  targets: { fullBuildVsXmllintSchema: 1.5, buildNoValidationVsCp: 3, noopVsFull: 0.1, onePctVsFull: 0.2, rss100kVs10k: 1.2 },
+  epds: full.epds,
+};
+const f = (ms) => (ms == null ? 'n/a' : `${(ms / 1000).toFixed(2)} s`);
+const r = (x) => (x == null ? 'n/a' : `${x.toFixed(2)}x`);
+console.log(`corpus            ${count} EPDs, ${results.corpusMB} MB`);
+console.log(`cp -r             ${f(cpMs)}`);
+console.log(`xmllint --schema  ${f(xmllintMs)}`);
+console.log(`full build        ${f(full.ms)}  (${r(results.ratios.fullBuildVsCp)} cp -r, ${r(results.ratios.fullBuildVsXmllintSchema)} xmllint --schema; target <= 1.5x xmllint)  peak RSS ${results.peakRssMB.fullBuild} MB`);
+console.log(`no-op rebuild     ${f(noop.ms)}  (${r(results.ratios.noopVsFull)} full; target <= 0.1x)`);
+console.log(`1% changed        ${f(onePct.ms)}  (${r(results.ratios.onePctVsFull)} full; target <= 0.2x)`);
+const outFile = join(ROOT, 'bench', `results-${count}.json`);
+writeFileSync(outFile, `${JSON.stringify(results, null, 2)}\n`);
+log(`results written to ${outFile}`);
+if (!args.keep) rmSync(work, { recursive: true, force: true });
