@@ -4,6 +4,7 @@ import { loadConfig, type ConfigOverrides, type ResolvedConfig } from './config/
 import { healthFiles, verifyAndDescribe, type HealthDoc } from './emit/health.js';
 import { planSite } from './emit/plan.js';
 import { checkOutputFolder, writeSite } from './emit/write.js';
+import { emitHosts } from './hosts/index.js';
 import { countFindings, sortFindings, type Finding } from './findings.js';
 import { discoverInputs, toPosix } from './read/inputs.js';
 
@@ -67,6 +68,7 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   const builtAt = opts.now ?? buildTime();
   // Fail on an unsafe --out before spending time on reading.
   checkOutputFolder({ out: cfg.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false });
+  if (cfg.hosts.length) checkOutputFolder({ out: cfg.deploy.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false });
 
   const discovery = await discoverInputs(cfg.inputs, cwd);
   opts.onProgress?.({ phase: 'discover', files: discovery.files.length });
@@ -115,5 +117,8 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
     health = await verifyAndDescribe(dir, catalog, cfg, builtAt, findings);
     return healthFiles(health, cfg);
   });
+  // Host configs outside the tree (nginx, Apache vhost, S3 script): their own folder, swapped in the same way.
+  const deploy = emitHosts(cfg.hosts, { cfg, site: files }).deploy;
+  if (deploy.length) await writeSite(deploy, { out: cfg.deploy.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false }, async () => []);
   return { ...base, ok: health!.status !== 'fail', written: true, status: health!.status, health: health!, durationMs: performance.now() - started };
 }

@@ -62,6 +62,8 @@ Docs: README.md (output tree, publishing), docs/rules.md (every finding), schema
     .option('--strict', 'exit 1 and write nothing when any dataset is rejected (for CI)')
     .option('--clean', 'replace the output folder even if po-node did not create it (its contents are deleted)')
     .option('--json', 'print the build report as JSON on stdout (schemas/build-report.schema.json)')
+    .option('--host <names>', 'also emit configuration for hosts, comma-separated: nginx, apache, netlify, cloudflare-pages, github-pages, s3-cloudfront (docs/hosting.md)')
+    .option('--deploy-out <dir>', 'folder for host configs that are not published (default: <out>-deploy)')
     .option('-q, --quiet', 'print only errors and the summary')
     .addOption(new Option('--verbose', 'also list informational findings (skipped files, duplicates)').conflicts('quiet'))
     .addHelpText(
@@ -82,7 +84,7 @@ Examples:
   $ po-node build ILCD/ --out site --base-url https://epd.example.org/node
   $ po-node build --config po-node.config.json --strict --json > build-report.json`,
     )
-    .action(async (inputs: string[], o: { out?: string; config?: string; baseUrl?: string; strict?: boolean; clean?: boolean; json?: boolean; quiet?: boolean; verbose?: boolean }) => {
+    .action(async (inputs: string[], o: { out?: string; config?: string; baseUrl?: string; strict?: boolean; clean?: boolean; json?: boolean; quiet?: boolean; verbose?: boolean; host?: string; deployOut?: string }) => {
       const c = palette(io.stderr, io.env);
       const opts: BuildOptions = {
         inputs,
@@ -93,6 +95,8 @@ Examples:
       if (o.baseUrl) opts.baseUrl = o.baseUrl;
       if (o.strict) opts.strict = true;
       if (o.clean) opts.clean = true;
+      if (o.host) opts.hosts = [o.host];
+      if (o.deployOut) opts.deployOut = o.deployOut;
       const result = await build(opts);
       if (o.json) {
         io.stdout.write(buildReportJson(result));
