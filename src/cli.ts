@@ -6,6 +6,8 @@ import { buildReportJson } from './report/json.js';
 import { progressReporter } from './report/progress.js';
 import { formatBuildSummary, formatFindings } from './report/text.js';
 import { GENERATOR_VERSION } from './version.js';
+import { serveCommand } from './commands/serve.js';
+import { initCommand } from './commands/init.js';
 
 export interface Io {
   stdout: NodeJS.WriteStream;
@@ -107,6 +109,35 @@ Examples:
         io.stderr.write(`${formatBuildSummary(result, c)}\n`);
       }
       setExit(result.ok ? 0 : 1);
+    });
+
+  program
+    .command('serve')
+    .description('Preview a built site on 127.0.0.1, answering every API URL like a configured host, plus soda4LCA paging and search.')
+    .argument('[site]', 'built site folder (default: "out" from the config, else site)')
+    .option('-c, --config <file>', 'po-node.config.json (for its output folder)')
+    .option('-p, --port <port>', 'port (default 8080, the example baseUrl; 0 picks a free one)')
+    .option('--host <address>', 'interface to bind (default 127.0.0.1)')
+    .addHelpText('after', `
+List parameters on /resource/processes (as soda4LCA): format=xml|json, startIndex, pageSize (default 500),
+search=true with name=<terms> (every term, any case); version=<NN.NN.NNN> on /resource/<type>/<uuid>.`)
+    .action(async (site: string | undefined, o: { config?: string; port?: string; host?: string }) => {
+      const stopped = new Promise<void>((ok) => {
+        process.once('SIGINT', ok);
+        process.once('SIGTERM', ok);
+      });
+      await serveCommand({ ...o, ...(site ? { site } : {}) }, (l) => io.stderr.write(`${l}\n`), stopped);
+    });
+
+  program
+    .command('init')
+    .description('Write a commented po-node.config.json and, with --host, the CI workflow for that host.')
+    .option('--host <names>', 'hosts to configure, comma-separated (github-pages and s3-cloudfront get a CI workflow)')
+    .option('--dir <folder>', 'where to write (default: the current folder)')
+    .option('--force', 'overwrite files that exist')
+    .action(async (o: { host?: string; dir?: string; force?: boolean }) => {
+      const written = initCommand({ ...o, cwd: process.cwd() });
+      for (const f of written) io.stderr.write(`wrote ${f}\n`);
     });
   return program;
 }
