@@ -111,7 +111,7 @@ export function apiExpectations(out) {
   return e;
 }
 
-/** Fetch every expectation; returns a list of readable mismatches (empty when all answers are right). */
+/** Fetch every expectation (body null: not compared); returns a list of readable mismatches (empty when all answers are right). */
 export async function checkApi(port, expectations) {
   const problems = [];
   for (const x of expectations) {
@@ -124,7 +124,7 @@ export async function checkApi(port, expectations) {
     if (x.status !== 200) continue;
     const want = x.kind === 'xml' ? /^application\/xml(;\s*charset=utf-8)?$/i : /^application\/json(;\s*charset=utf-8)?$/i;
     if (!want.test(ct)) problems.push(`${x.url}: Content-Type "${ct}", expected application/${x.kind}`);
-    if (!r.body.equals(x.body)) problems.push(`${x.url}: body differs (${r.body.length} bytes, expected ${x.body.length})`);
+    if (x.body && !r.body.equals(x.body)) problems.push(`${x.url}: body differs (${r.body.length} bytes, expected ${x.body.length})`);
     if (r.headers['access-control-allow-origin'] !== '*') problems.push(`${x.url}: Access-Control-Allow-Origin "${r.headers['access-control-allow-origin']}"`);
   }
   return problems;
