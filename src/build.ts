@@ -51,6 +51,8 @@ export interface BuildResult {
   health?: HealthDoc;
   config: ResolvedConfig;
   catalog: Catalog;
+  /** Folder the host configs outside the site went to (only when there were any). */
+  deployDisplay?: string;
 }
 
 /** Build time for reproducible output: SOURCE_DATE_EPOCH (seconds) when set, else now. */
@@ -68,7 +70,7 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   const builtAt = opts.now ?? buildTime();
   // Fail on an unsafe --out before spending time on reading.
   checkOutputFolder({ out: cfg.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false });
-  if (cfg.hosts.length) checkOutputFolder({ out: cfg.deploy.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false });
+  if (cfg.hosts?.length) checkOutputFolder({ out: cfg.deploy.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false });
 
   const discovery = await discoverInputs(cfg.inputs, cwd);
   opts.onProgress?.({ phase: 'discover', files: discovery.files.length });
@@ -118,7 +120,8 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
     return healthFiles(health, cfg);
   });
   // Host configs outside the tree (nginx, Apache vhost, S3 script): their own folder, swapped in the same way.
-  const deploy = emitHosts(cfg.hosts, { cfg, site: files }).deploy;
+  const deploy = emitHosts(cfg.hosts ?? [], { cfg, site: files }).deploy;
   if (deploy.length) await writeSite(deploy, { out: cfg.deploy.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false }, async () => []);
-  return { ...base, ok: health!.status !== 'fail', written: true, status: health!.status, health: health!, durationMs: performance.now() - started };
+  const deployDisplay = deploy.length ? toPosix(relative(cwd, cfg.deploy.out)) || '.' : undefined;
+  return { ...base, ...(deployDisplay ? { deployDisplay } : {}), ok: health!.status !== 'fail', written: true, status: health!.status, health: health!, durationMs: performance.now() - started };
 }

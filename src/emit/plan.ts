@@ -46,7 +46,7 @@ export function planSite({ catalog, cfg, builtAt }: PlanContext): PlannedFile[] 
   }
   add('index.html', CONTENT_TYPES.html, { text: renderIndexHtml({ catalog, cfg, builtAt }) });
   // Host files that live in the published tree (.htaccess, _redirects, .nojekyll, ...).
-  files.push(...emitHosts(cfg.hosts, { cfg, site: files }).site);
+  files.push(...emitHosts(cfg.hosts ?? [], { cfg, site: files }).site);
   assertUniquePaths(files);
   return files;
 }
