@@ -1,7 +1,7 @@
 // Real nginx and Apache httpd with the configs `build --host nginx,apache` emits, on the built example node.
 // They run in the foreground with their own prefix, pid and logs in a temp folder, on a free 127.0.0.1 port.
 // A missing binary skips with a notice on a developer machine, and fails in CI (env CI set).
-import { chmodSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { suite } from 'uvu';
@@ -95,6 +95,37 @@ if (!NGINX) {
     }
   });
 }
+// The same file dropped into the distribution's own http block (Debian nginx.conf: mime.types, gzip on, ...).
+const STOCK = '/etc/nginx/nginx.conf';
+if (NGINX && existsSync(STOCK)) {
+  Nginx('the conf.d file works inside the stock nginx.conf http block', async () => {
+    const { dir, port, deploy, expectations } = await setup();
+    const prefix = join(dir, 'nginx-stock');
+    mkdirSync(prefix, { recursive: true });
+    const stock = readFileSync(STOCK, 'utf8');
+    assert.match(stock, /include \/etc\/nginx\/conf\.d\/\*\.conf;/);
+    const conf = join(prefix, 'nginx.conf');
+    writeFileSync(
+      conf,
+      'daemon off;\n' +
+        stock
+          .replace(/^\s*pid [^;]+;/m, `pid ${prefix}/nginx.pid;`)
+          .replace(/^\s*error_log [^;]+;/gm, `error_log ${prefix}/error.log;`)
+          .replace(/^\s*access_log [^;]+;/gm, `access_log ${prefix}/access.log;`)
+          .replace('include /etc/nginx/conf.d/*.conf;', `include ${deploy}/nginx/po-node.conf;`)
+          .replace(/^\s*include \/etc\/nginx\/sites-enabled\/\*;/m, ''),
+    );
+    const server = await startProcess(NGINX, ['-p', prefix, '-c', conf, '-e', `${prefix}/error.log`], port, join(prefix, 'error.log'));
+    try {
+      assert.equal(await checkApi(port, expectations), []);
+    } finally {
+      await server.stop();
+    }
+  });
+} else if (NGINX) {
+  console.warn(`\n  NOTICE: ${STOCK} not found: the stock-config nginx test is SKIPPED\n`);
+}
+
 Nginx.run();
 
 const Apache = suite('hosts: real Apache httpd');
@@ -106,7 +137,7 @@ if (!APACHE || !APACHE_MODULES) {
     const prefix = join(dir, 'apache');
     mkdirSync(prefix, { recursive: true });
     chmodSync(prefix, 0o755);
-    const mods = ['mpm_event', 'authz_core', 'mime', 'dir', 'rewrite', 'headers', 'env'];
+    const mods = ['mpm_event', 'authz_core', 'mime', 'dir', 'rewrite', 'headers'];
     const conf = join(prefix, 'httpd.conf');
     writeFileSync(
       conf,
