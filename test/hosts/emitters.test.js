@@ -170,5 +170,32 @@ Gh('unknown or clashing host names are refused with a hint', async () => {
   assert.throws(() => parseHosts(['iis']), /Unknown host "iis"/);
   assert.throws(() => parseHosts(['netlify,cloudflare-pages']), /_redirects/);
 });
-Gh.after(cleanup);
+
 Gh.run();
+
+const Up = suite('hosts: s3-upload.sh with a stand-in aws CLI');
+Up('runs under bash: one typed pass per kind of file, every dataset folder, then the invalidation', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const { mkdirSync, writeFileSync, chmodSync } = await import('node:fs');
+  const { tmp } = await import('../helpers/index.js');
+  const out = await built('s3-cloudfront');
+  const bin = join(tmp(), 'bin');
+  mkdirSync(bin);
+  const log = join(bin, 'calls.log');
+  writeFileSync(join(bin, 'aws'), `#!/bin/sh\nprintf '%s\\n' "$*" >> "${log}"\n`);
+  chmodSync(join(bin, 'aws'), 0o755);
+  const r = spawnSync('bash', [join(`${out}-deploy`, 's3-cloudfront/s3-upload.sh'), out], { encoding: 'utf8', env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, BUCKET: 'b', DISTRIBUTION_ID: 'E1' } });
+  assert.is(r.status, 0, r.stderr);
+  const calls = readFileSync(log, 'utf8').trim().split('\n');
+  assert.ok(calls.some((c) => c.includes(`s3 sync ${out}/ s3://b/`) && c.includes('--include *.xml --content-type application/xml; charset=UTF-8')));
+  assert.ok(calls.some((c) => c.includes('--include *.json --content-type application/json;charset=UTF-8')));
+  for (const dir of ['resource/processes', 'resource/flows', 'v1/epds']) {
+    assert.ok(calls.some((c) => c.includes(`s3 sync ${out}/${dir}/ s3://b/${dir}/`) && c.includes('--include ????????-????-????-????-???????????? --content-type application/xml; charset=UTF-8')), dir);
+  }
+  assert.is(calls[calls.length - 1], "cloudfront create-invalidation --distribution-id E1 --paths /*");
+  const noBucket = spawnSync('bash', [join(`${out}-deploy`, 's3-cloudfront/s3-upload.sh'), out], { encoding: 'utf8', env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, BUCKET: '' } });
+  assert.is.not(noBucket.status, 0);
+  assert.match(noBucket.stderr, /set BUCKET/);
+});
+Up.after(cleanup);
+Up.run();
