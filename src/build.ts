@@ -4,6 +4,7 @@ import { loadConfig, type ConfigOverrides, type ResolvedConfig } from './config/
 import { healthFiles, verifyAndDescribe, type HealthDoc } from './emit/health.js';
 import { planSite } from './emit/plan.js';
 import { checkOutputFolder, writeSite } from './emit/write.js';
+import { emitHosts } from './hosts/index.js';
 import { countFindings, sortFindings, type Finding } from './findings.js';
 import { discoverInputs, toPosix } from './read/inputs.js';
 
@@ -50,6 +51,8 @@ export interface BuildResult {
   health?: HealthDoc;
   config: ResolvedConfig;
   catalog: Catalog;
+  /** Folder the host configs outside the site went to (only when there were any). */
+  deployDisplay?: string;
 }
 
 /** Build time for reproducible output: SOURCE_DATE_EPOCH (seconds) when set, else now. */
@@ -67,6 +70,7 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   const builtAt = opts.now ?? buildTime();
   // Fail on an unsafe --out before spending time on reading.
   checkOutputFolder({ out: cfg.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false });
+  if (cfg.hosts?.length) checkOutputFolder({ out: cfg.deploy.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false });
 
   const discovery = await discoverInputs(cfg.inputs, cwd);
   opts.onProgress?.({ phase: 'discover', files: discovery.files.length });
@@ -115,5 +119,9 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
     health = await verifyAndDescribe(dir, catalog, cfg, builtAt, findings);
     return healthFiles(health, cfg);
   });
-  return { ...base, ok: health!.status !== 'fail', written: true, status: health!.status, health: health!, durationMs: performance.now() - started };
+  // Host configs outside the tree (nginx, Apache vhost, S3 script): their own folder, swapped in the same way.
+  const deploy = emitHosts(cfg.hosts ?? [], { cfg, site: files }).deploy;
+  if (deploy.length) await writeSite(deploy, { out: cfg.deploy.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false }, async () => []);
+  const deployDisplay = deploy.length ? toPosix(relative(cwd, cfg.deploy.out)) || '.' : undefined;
+  return { ...base, ...(deployDisplay ? { deployDisplay } : {}), ok: health!.status !== 'fail', written: true, status: health!.status, health: health!, durationMs: performance.now() - started };
 }

@@ -6,6 +6,8 @@ import { buildReportJson } from './report/json.js';
 import { progressReporter } from './report/progress.js';
 import { formatBuildSummary, formatFindings } from './report/text.js';
 import { GENERATOR_VERSION } from './version.js';
+import { serveCommand } from './commands/serve.js';
+import { initCommand } from './commands/init.js';
 
 export interface Io {
   stdout: NodeJS.WriteStream;
@@ -62,6 +64,8 @@ Docs: README.md (output tree, publishing), docs/rules.md (every finding), schema
     .option('--strict', 'exit 1 and write nothing when any dataset is rejected (for CI)')
     .option('--clean', 'replace the output folder even if po-node did not create it (its contents are deleted)')
     .option('--json', 'print the build report as JSON on stdout (schemas/build-report.schema.json)')
+    .option('--host <names>', 'also emit configuration for hosts, comma-separated: nginx, apache, netlify, cloudflare-pages, github-pages, s3-cloudfront (docs/hosting.md)')
+    .option('--deploy-out <dir>', 'folder for host configs that are not published (default: <out>-deploy)')
     .option('-q, --quiet', 'print only errors and the summary')
     .addOption(new Option('--verbose', 'also list informational findings (skipped files, duplicates)').conflicts('quiet'))
     .addHelpText(
@@ -82,7 +86,7 @@ Examples:
   $ po-node build ILCD/ --out site --base-url https://epd.example.org/node
   $ po-node build --config po-node.config.json --strict --json > build-report.json`,
     )
-    .action(async (inputs: string[], o: { out?: string; config?: string; baseUrl?: string; strict?: boolean; clean?: boolean; json?: boolean; quiet?: boolean; verbose?: boolean }) => {
+    .action(async (inputs: string[], o: { out?: string; config?: string; baseUrl?: string; strict?: boolean; clean?: boolean; json?: boolean; quiet?: boolean; verbose?: boolean; host?: string; deployOut?: string }) => {
       const c = palette(io.stderr, io.env);
       const opts: BuildOptions = {
         inputs,
@@ -93,6 +97,8 @@ Examples:
       if (o.baseUrl) opts.baseUrl = o.baseUrl;
       if (o.strict) opts.strict = true;
       if (o.clean) opts.clean = true;
+      if (o.host) opts.hosts = [o.host];
+      if (o.deployOut) opts.deployOut = o.deployOut;
       const result = await build(opts);
       if (o.json) {
         io.stdout.write(buildReportJson(result));
@@ -103,6 +109,35 @@ Examples:
         io.stderr.write(`${formatBuildSummary(result, c)}\n`);
       }
       setExit(result.ok ? 0 : 1);
+    });
+
+  program
+    .command('serve')
+    .description('Preview a built site on 127.0.0.1, answering every API URL like a configured host, plus soda4LCA paging and search.')
+    .argument('[site]', 'built site folder (default: "out" from the config, else site)')
+    .option('-c, --config <file>', 'po-node.config.json (for its output folder)')
+    .option('-p, --port <port>', 'port (default 8080, the example baseUrl; 0 picks a free one)')
+    .option('--host <address>', 'interface to bind (default 127.0.0.1)')
+    .addHelpText('after', `
+List parameters on /resource/processes (as soda4LCA): format=xml|json, startIndex, pageSize (default 500),
+search=true with name=<terms> (every term, any case); version=<NN.NN.NNN> on /resource/<type>/<uuid>.`)
+    .action(async (site: string | undefined, o: { config?: string; port?: string; host?: string }) => {
+      const stopped = new Promise<void>((ok) => {
+        process.once('SIGINT', ok);
+        process.once('SIGTERM', ok);
+      });
+      await serveCommand({ ...o, ...(site ? { site } : {}) }, (l) => io.stderr.write(`${l}\n`), stopped);
+    });
+
+  program
+    .command('init')
+    .description('Write a commented po-node.config.json and, with --host, the CI workflow for that host.')
+    .option('--host <names>', 'hosts to configure, comma-separated (github-pages and s3-cloudfront get a CI workflow)')
+    .option('--dir <folder>', 'where to write (default: the current folder)')
+    .option('--force', 'overwrite files that exist')
+    .action(async (o: { host?: string; dir?: string; force?: boolean }) => {
+      const written = initCommand({ ...o, cwd: process.cwd() });
+      for (const f of written) io.stderr.write(`wrote ${f}\n`);
     });
   return program;
 }

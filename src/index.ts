@@ -6,3 +6,5 @@ export { type HealthDoc } from './emit/health.js';
 export { PoNodeError, ConfigError, InputError, OutputError } from './errors.js';
 export { validateWithSchema, type SchemaName } from './schemas.js';
 export { GENERATOR_VERSION as version } from './version.js';
+export { createSiteServer, type SiteServer, type SiteServerOptions } from './serve/server.js';
+export { HOSTS, HOST_NAMES, parseHosts, type HostName } from './hosts/index.js';

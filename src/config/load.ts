@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { validateWithSchema } from '../schemas.js';
+import { parseHosts, type DeploySettings, type HostName } from '../hosts/index.js';
 
 export interface NodeInfoConfig {
   id: string;
@@ -20,6 +21,9 @@ export interface ResolvedConfig {
   out: string;
   pathSets: { default: boolean; v1: boolean };
   limits: { maxFileSize: number };
+  /** Hosts to emit configuration for (`build --host`). */
+  hosts: HostName[];
+  deploy: DeploySettings;
   /** Where relative paths were resolved from (config folder, else the working directory). */
   baseDir: string;
   configFile?: string;
@@ -31,6 +35,9 @@ export interface ConfigOverrides {
   out?: string;
   baseUrl?: string;
   cwd?: string;
+  /** Host names (comma lists allowed); replace the config's `hosts`. */
+  hosts?: string[];
+  deployOut?: string;
 }
 
 interface RawConfig {
@@ -40,6 +47,8 @@ interface RawConfig {
   out?: string;
   pathSets?: { default?: boolean; v1?: boolean };
   limits?: { maxFileSizeMB?: number };
+  hosts?: string[];
+  deploy?: { out?: string; siteRoot?: string; serverName?: string; listen?: string | number };
 }
 
 export const DEFAULT_NODE_ID = 'PO_NODE';
@@ -95,6 +104,14 @@ export function loadConfig(o: ConfigOverrides = {}): ResolvedConfig {
     out,
     pathSets: { default: raw.pathSets?.default ?? true, v1: raw.pathSets?.v1 ?? true },
     limits: { maxFileSize: Math.round((raw.limits?.maxFileSizeMB ?? DEFAULT_MAX_FILE_MB) * 1024 * 1024) },
+    hosts: parseHosts(o.hosts?.length ? o.hosts : (raw.hosts ?? [])),
+    // Host configs that do not belong in the published tree go to a sibling of it: <out>-deploy.
+    deploy: {
+      out: o.deployOut ? resolve(cwd, o.deployOut) : raw.deploy?.out ? resolve(baseDir, raw.deploy.out) : `${out}-deploy`,
+      siteRoot: raw.deploy?.siteRoot ?? out,
+      serverName: raw.deploy?.serverName ?? (baseUrl ? new URL(baseUrl).hostname : '_'),
+      listen: String(raw.deploy?.listen ?? 80),
+    },
     baseDir,
   };
   if (baseUrl) cfg.baseUrl = baseUrl;

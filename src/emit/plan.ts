@@ -1,5 +1,6 @@
 import type { Catalog } from '../catalog/build.js';
 import type { ResolvedConfig } from '../config/load.js';
+import { emitHosts } from '../hosts/index.js';
 import { DATASET_TYPES, UUID_RE } from '../parse/ilcd.js';
 import { v1ListJson } from './draft-v1.js';
 import { renderIndexHtml } from './html.js';
@@ -44,6 +45,8 @@ export function planSite({ catalog, cfg, builtAt }: PlanContext): PlannedFile[] 
     add('v1/epds/index.json', CONTENT_TYPES.json, { text: v1ListJson(catalog.epds, cfg) });
   }
   add('index.html', CONTENT_TYPES.html, { text: renderIndexHtml({ catalog, cfg, builtAt }) });
+  // Host files that live in the published tree (.htaccess, _redirects, .nojekyll, ...).
+  files.push(...emitHosts(cfg.hosts ?? [], { cfg, site: files }).site);
   assertUniquePaths(files);
   return files;
 }

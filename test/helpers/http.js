@@ -1,0 +1,131 @@
+// HTTP helpers for the hosting and serve tests: plain node:http (no automatic decompression), free ports,
+// the list of API URLs every host must answer, and real-server process control.
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { createServer, connect } from 'node:net';
+import { join } from 'node:path';
+import { EXAMPLE_DATA, REAL_EPDS } from './index.js';
+
+/** GET (or another method) without Accept-Encoding unless given; resolves { status, headers, body: Buffer }. */
+export function httpGet(port, path, headers = {}, method = 'GET') {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, method, headers, agent: false }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+    req.setTimeout(10000, () => req.destroy(new Error(`timeout on ${path}`)));
+    req.end();
+  });
+}
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.unref();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export async function waitForPort(port, ms = 10000) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    const ok = await new Promise((r) => {
+      const c = connect(port, '127.0.0.1');
+      c.on('connect', () => (c.destroy(), r(true)));
+      c.on('error', () => r(false));
+    });
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`nothing listens on 127.0.0.1:${port} after ${ms} ms`);
+}
+
+/** A real server binary, or null. */
+export function findBinary(...candidates) {
+  for (const c of candidates) if (existsSync(c)) return c;
+  return null;
+}
+
+/** Start a foreground server process; stop() sends SIGTERM to that pid only and waits for the exit. */
+export async function startProcess(bin, args, port, logFile) {
+  const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  const exited = new Promise((r) => child.on('exit', (code, sig) => r({ code, sig })));
+  const early = exited.then((e) => {
+    const log = logFile && existsSync(logFile) ? readFileSync(logFile, 'utf8') : '';
+    throw new Error(`${bin} exited (${e.code ?? e.sig}) before listening:\n${output}${log}`);
+  });
+  await Promise.race([waitForPort(port), early]);
+  early.catch(() => {});
+  return {
+    output: () => output,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+export const UNKNOWN_UUID = '00000000-0000-4000-8000-000000000000';
+
+/**
+ * Every URL of both path sets with the answer a host must give: status, kind of content type, body bytes.
+ * EPD bodies are compared with the source files, not with the built copies.
+ */
+export function apiExpectations(out) {
+  const file = (p) => readFileSync(join(out, p));
+  const xmlList = file('resource/processes/index.xml');
+  const jsonList = file('resource/processes/index.json');
+  const nodeinfo = file('nodeinfo/index.xml');
+  const health = file('healthz/index.json');
+  const v1 = file('v1/epds/index.json');
+  const e = [];
+  const add = (url, kind, body, status = 200) => e.push({ url, kind, body, status });
+  for (const u of ['/resource/processes', '/resource/processes/', '/resource/processes?format=xml', '/resource/processes?format=XML', '/resource/processes?pageSize=1000&startIndex=0', '/resource/processes/?format=xml']) add(u, 'xml', xmlList);
+  for (const u of ['/resource/processes?format=json', '/resource/processes?format=JSON', '/resource/processes/?format=Json', '/resource/processes?search=true&format=json']) add(u, 'json', jsonList);
+  for (const u of ['/nodeinfo', '/nodeinfo/', '/resource/nodeinfo', '/resource/nodeinfo/']) add(u, 'xml', nodeinfo);
+  for (const u of ['/healthz', '/healthz/', '/v1/healthz', '/v1/healthz/']) add(u, 'json', health);
+  for (const u of ['/v1/epds', '/v1/epds/']) add(u, 'json', v1);
+  for (const d of REAL_EPDS) {
+    const src = readFileSync(join(EXAMPLE_DATA, d.file));
+    add(`/resource/processes/${d.uuid}`, 'xml', src);
+    add(`/v1/epds/${d.uuid}`, 'xml', src);
+  }
+  for (const folder of ['flows', 'flowproperties', 'unitgroups', 'contacts', 'sources', 'lciamethods']) {
+    const dir = join(out, 'resource', folder);
+    if (!existsSync(dir)) continue;
+    for (const u of readdirSync(dir).filter((n) => /^[0-9a-f-]{36}$/.test(n))) add(`/resource/${folder}/${u}`, 'xml', file(`resource/${folder}/${u}`));
+  }
+  add(`/resource/processes/${UNKNOWN_UUID}`, null, null, 404);
+  add(`/v1/epds/${UNKNOWN_UUID}`, null, null, 404);
+  add(`/resource/flows/${UNKNOWN_UUID}`, null, null, 404);
+  return e;
+}
+
+/** Fetch every expectation (body null: not compared); returns a list of readable mismatches (empty when all answers are right). */
+export async function checkApi(port, expectations) {
+  const problems = [];
+  for (const x of expectations) {
+    const r = await httpGet(port, x.url);
+    const ct = String(r.headers['content-type'] ?? '');
+    if (r.status !== x.status) {
+      problems.push(`${x.url}: status ${r.status}, expected ${x.status}`);
+      continue;
+    }
+    if (x.status !== 200) continue;
+    const want = x.kind === 'xml' ? /^application\/xml(;\s*charset=utf-8)?$/i : /^application\/json(;\s*charset=utf-8)?$/i;
+    if (!want.test(ct)) problems.push(`${x.url}: Content-Type "${ct}", expected application/${x.kind}`);
+    if (x.body && !r.body.equals(x.body)) problems.push(`${x.url}: body differs (${r.body.length} bytes, expected ${x.body.length})`);
+    if (r.headers['access-control-allow-origin'] !== '*') problems.push(`${x.url}: Access-Control-Allow-Origin "${r.headers['access-control-allow-origin']}"`);
+  }
+  return problems;
+}

@@ -1,0 +1,201 @@
+// Host files that cannot be served here for real: the CloudFront Function runs on sample events (it is plain JS),
+// and `_redirects`/`_headers` are validated line by line, then replayed against the built tree for every API URL.
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { runInNewContext } from 'node:vm';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { apiExpectations } from '../helpers/http.js';
+import { buildExample, cleanup } from '../helpers/index.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const builds = {};
+async function built(host) {
+  builds[host] ??= await buildExample({ hosts: [host] });
+  return builds[host].out;
+}
+
+function splitUrl(url) {
+  const [path, q = ''] = url.split('?');
+  return { path, query: Object.fromEntries(new URLSearchParams(q)) };
+}
+
+/** The file S3 would return for a key, or null (S3 keys are flat: a "folder" key has no object). */
+function s3Object(out, uri) {
+  const p = join(out, decodeURIComponent(uri));
+  return existsSync(p) && statSync(p).isFile() ? readFileSync(p) : null;
+}
+
+/** Content-Type the upload script gives a key: by extension, extensionless datasets as XML. */
+function s3Type(uri) {
+  if (uri.endsWith('.json')) return 'json';
+  if (uri.endsWith('.xml')) return 'xml';
+  if (UUID.test(uri.split('/').pop())) return 'xml';
+  return 'other';
+}
+
+const S3 = suite('hosts: s3-cloudfront');
+S3('the CloudFront Function maps every API URL and format onto a file with the right bytes and type', async () => {
+  const out = await built('s3-cloudfront');
+  const code = readFileSync(join(`${out}-deploy`, 's3-cloudfront/cloudfront-function.js'), 'utf8');
+  const handler = runInNewContext(`${code}\nhandler`, {});
+  const problems = [];
+  for (const x of apiExpectations(out)) {
+    const { path, query } = splitUrl(x.url);
+    const querystring = Object.fromEntries(Object.entries(query).map(([k, v]) => [k, { value: v }]));
+    const req = handler({ version: '1.0', context: { eventType: 'viewer-request' }, viewer: { ip: '127.0.0.1' }, request: { method: 'GET', uri: path, querystring, headers: {}, cookies: {} } });
+    const body = s3Object(out, req.uri);
+    if (x.status === 404) {
+      if (body) problems.push(`${x.url}: expected no object, got ${req.uri}`);
+      continue;
+    }
+    if (!body) problems.push(`${x.url} -> ${req.uri}: no such object`);
+    else if (!body.equals(x.body)) problems.push(`${x.url} -> ${req.uri}: wrong bytes`);
+    else if (s3Type(req.uri) !== x.kind) problems.push(`${x.url} -> ${req.uri}: uploaded as ${s3Type(req.uri)}`);
+  }
+  assert.equal(problems, []);
+  const sample = handler({ request: { uri: '/resource/processes/', querystring: { format: { value: 'Json' }, startIndex: { value: '0' } } } });
+  assert.is(sample.uri, '/resource/processes/index.json');
+  assert.equal(sample.querystring.startIndex, { value: '0' }, 'other parameters are kept');
+});
+
+S3('upload script sets explicit content types, covers the dataset folders, invalidates; CORS policy allows *', async () => {
+  const out = await built('s3-cloudfront');
+  const sh = readFileSync(join(`${out}-deploy`, 's3-cloudfront/s3-upload.sh'), 'utf8');
+  assert.ok(sh.startsWith('#!/usr/bin/env bash\n'));
+  assert.match(sh, /--include '\*\.xml' --content-type 'application\/xml; charset=UTF-8'/);
+  assert.match(sh, /--include '\*\.json' --content-type 'application\/json;charset=UTF-8'/);
+  assert.match(sh, /for dir in resource\/processes resource\/flows resource\/flowproperties resource\/unitgroups resource\/contacts resource\/sources resource\/lciamethods v1\/epds; do/);
+  assert.match(sh, /--include "\$UUID" \\\n\s+--content-type 'application\/xml; charset=UTF-8'/);
+  assert.match(sh, /aws cloudfront create-invalidation --distribution-id "\$DISTRIBUTION_ID" --paths '\/\*'/);
+  assert.not.match(sh, /\{\{/);
+  const policy = JSON.parse(readFileSync(join(`${out}-deploy`, 's3-cloudfront/response-headers-policy.json'), 'utf8'));
+  assert.equal(policy.CorsConfig.AccessControlAllowOrigins.Items, ['*']);
+});
+S3.run();
+
+/** Parse and validate `_redirects`: `from [key=value] to 200[!]`; every target is a file of the tree. */
+function parseRedirects(text, out, { queryAllowed }) {
+  const rules = [];
+  const problems = [];
+  text.split('\n').forEach((line, i) => {
+    if (!line.trim() || line.startsWith('#')) return;
+    const parts = line.trim().split(/\s+/);
+    const [from, ...rest] = parts;
+    const status = rest.pop();
+    const to = rest.pop();
+    const query = rest.map((q) => q.split('='));
+    if (!from.startsWith('/') || !to?.startsWith('/')) problems.push(`line ${i + 1}: paths must start with /: ${line}`);
+    if (!(queryAllowed ? /^200!?$/ : /^200$/).test(status)) problems.push(`line ${i + 1}: status ${status}`);
+    if (query.length && !queryAllowed) problems.push(`line ${i + 1}: query matching is not supported here: ${line}`);
+    if (query.some((q) => q.length !== 2 || !q[0] || !q[1])) problems.push(`line ${i + 1}: bad query condition`);
+    if (!s3Object(out, to)) problems.push(`line ${i + 1}: target ${to} is not a file of the site`);
+    rules.push({ from, to, query: Object.fromEntries(query) });
+  });
+  return { rules, problems };
+}
+
+/** Parse and validate `_headers`: a path line, then indented `Name: value` lines. */
+function parseHeaders(text) {
+  const rules = [];
+  const problems = [];
+  text.split('\n').forEach((line, i) => {
+    if (!line.trim() || line.startsWith('#')) return;
+    if (/^\S/.test(line)) {
+      if (!line.startsWith('/')) problems.push(`line ${i + 1}: path must start with /`);
+      rules.push({ path: line, headers: {} });
+    } else {
+      const m = /^ {2}([A-Za-z-]+): (.+)$/.exec(line);
+      if (!m || !rules.length) problems.push(`line ${i + 1}: not "  Name: value": ${line}`);
+      else rules[rules.length - 1].headers[m[1].toLowerCase()] = m[2];
+    }
+  });
+  return { rules, problems };
+}
+
+const matchPath = (pattern, path) => new RegExp(`^${pattern.replace(/[.]/g, '\\.').replace(/\*/g, '.*').replace(/:[a-z]+/g, '[^/]+')}$`).test(path);
+
+/** Replay: first matching rule wins, else the file at the path; headers from every rule matching the URL or the file. */
+function replay(out, redirects, headers, url) {
+  const { path, query } = splitUrl(url);
+  const rule = redirects.find((r) => r.from === path && Object.entries(r.query).every(([k, v]) => query[k] === v));
+  const file = rule ? rule.to : path;
+  const body = s3Object(out, file);
+  const h = {};
+  for (const r of headers) if (matchPath(r.path, path) || matchPath(r.path, file)) Object.assign(h, r.headers);
+  const type = h['content-type'] ?? (file.endsWith('.json') ? 'application/json' : file.endsWith('.xml') ? 'application/xml' : 'application/octet-stream');
+  return { body, type, cors: h['access-control-allow-origin'] };
+}
+
+for (const host of ['netlify', 'cloudflare-pages']) {
+  const T = suite(`hosts: ${host}`);
+  T('_redirects and _headers are valid line by line and answer every API URL', async () => {
+    const out = await built(host);
+    const red = parseRedirects(readFileSync(join(out, '_redirects'), 'utf8'), out, { queryAllowed: host === 'netlify' });
+    const hdr = parseHeaders(readFileSync(join(out, '_headers'), 'utf8'));
+    assert.equal([...red.problems, ...hdr.problems], []);
+    assert.ok(red.rules.length >= 10 && hdr.rules.length >= 9);
+    const problems = [];
+    for (const x of apiExpectations(out)) {
+      const r = replay(out, red.rules, hdr.rules, x.url);
+      if (x.status === 404) {
+        if (r.body) problems.push(`${x.url}: expected 404`);
+        continue;
+      }
+      // Cloudflare Pages cannot match query parameters: format=json gets the XML list; Netlify matches the
+      // value exactly, so only format=json and format=JSON switch (both documented in docs/hosting.md).
+      const fmt = splitUrl(x.url).query.format;
+      const switched = fmt !== undefined && /^json$/i.test(fmt) && (host === 'cloudflare-pages' || !['json', 'JSON'].includes(fmt));
+      const kind = switched ? 'xml' : x.kind;
+      const body = kind === x.kind ? x.body : readFileSync(join(out, 'resource/processes/index.xml'));
+      if (!r.body?.equals(body)) problems.push(`${x.url}: wrong or no body`);
+      if (!r.type.startsWith(`application/${kind}`)) problems.push(`${x.url}: type ${r.type}`);
+      if (r.cors !== '*') problems.push(`${x.url}: no CORS`);
+    }
+    assert.equal(problems, []);
+  });
+  T.run();
+}
+
+const Gh = suite('hosts: github-pages');
+Gh('.nojekyll in the tree; index.xml and index.json side by side (Pages picks index.xml first)', async () => {
+  const out = await built('github-pages');
+  assert.is(readFileSync(join(out, '.nojekyll'), 'utf8'), '');
+  assert.ok(existsSync(join(out, 'resource/processes/index.xml')) && existsSync(join(out, 'resource/processes/index.json')));
+  assert.not.ok(existsSync(`${out}-deploy`), 'no deploy folder for a host that needs none');
+});
+Gh('unknown or clashing host names are refused with a hint', async () => {
+  const { parseHosts } = await import('../../dist/hosts/index.js');
+  assert.equal(parseHosts(['NGINX, apache', 'nginx']), ['nginx', 'apache']);
+  assert.throws(() => parseHosts(['iis']), /Unknown host "iis"/);
+  assert.throws(() => parseHosts(['netlify,cloudflare-pages']), /_redirects/);
+});
+
+Gh.run();
+
+const Up = suite('hosts: s3-upload.sh with a stand-in aws CLI');
+Up('runs under bash: one typed pass per kind of file, every dataset folder, then the invalidation', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const { mkdirSync, writeFileSync, chmodSync } = await import('node:fs');
+  const { tmp } = await import('../helpers/index.js');
+  const out = await built('s3-cloudfront');
+  const bin = join(tmp(), 'bin');
+  mkdirSync(bin);
+  const log = join(bin, 'calls.log');
+  writeFileSync(join(bin, 'aws'), `#!/bin/sh\nprintf '%s\\n' "$*" >> "${log}"\n`);
+  chmodSync(join(bin, 'aws'), 0o755);
+  const r = spawnSync('bash', [join(`${out}-deploy`, 's3-cloudfront/s3-upload.sh'), out], { encoding: 'utf8', env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, BUCKET: 'b', DISTRIBUTION_ID: 'E1' } });
+  assert.is(r.status, 0, r.stderr);
+  const calls = readFileSync(log, 'utf8').trim().split('\n');
+  assert.ok(calls.some((c) => c.includes(`s3 sync ${out}/ s3://b/`) && c.includes('--include *.xml --content-type application/xml; charset=UTF-8')));
+  assert.ok(calls.some((c) => c.includes('--include *.json --content-type application/json;charset=UTF-8')));
+  for (const dir of ['resource/processes', 'resource/flows', 'v1/epds']) {
+    assert.ok(calls.some((c) => c.includes(`s3 sync ${out}/${dir}/ s3://b/${dir}/`) && c.includes('--include ????????-????-????-????-???????????? --content-type application/xml; charset=UTF-8')), dir);
+  }
+  assert.is(calls[calls.length - 1], "cloudfront create-invalidation --distribution-id E1 --paths /*");
+  const noBucket = spawnSync('bash', [join(`${out}-deploy`, 's3-cloudfront/s3-upload.sh'), out], { encoding: 'utf8', env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, BUCKET: '' } });
+  assert.is.not(noBucket.status, 0);
+  assert.match(noBucket.stderr, /set BUCKET/);
+});
+Up.after(cleanup);
+Up.run();

@@ -1,0 +1,164 @@
+// Real nginx and Apache httpd with the configs `build --host nginx,apache` emits, on the built example node.
+// They run in the foreground with their own prefix, pid and logs in a temp folder, on a free 127.0.0.1 port.
+// A missing binary skips with a notice on a developer machine, and fails in CI (env CI set).
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { build } from '../../dist/index.js';
+import { apiExpectations, checkApi, findBinary, freePort, httpGet, startProcess } from '../helpers/http.js';
+import { cleanup, EXAMPLE_CONFIG, EXAMPLE_DATA, REAL_EPDS, tmp } from '../helpers/index.js';
+
+const NGINX = process.env.PO_NODE_TEST_NO_SERVERS ? null : findBinary('/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/bin/nginx');
+const APACHE = process.env.PO_NODE_TEST_NO_SERVERS ? null : findBinary('/usr/sbin/apache2', '/usr/sbin/httpd', '/usr/local/sbin/httpd');
+const APACHE_MODULES = ['/usr/lib/apache2/modules', '/usr/lib64/httpd/modules', '/usr/lib/httpd/modules'].find((d) => {
+  try {
+    return statSync(d).isDirectory();
+  } catch {
+    return false;
+  }
+});
+const isRoot = process.getuid?.() === 0;
+
+let ctx;
+async function setup() {
+  if (ctx) return ctx;
+  const dir = tmp('po-node-hosts-');
+  const port = await freePort();
+  const cfg = JSON.parse(readFileSync(EXAMPLE_CONFIG, 'utf8'));
+  delete cfg.$schema;
+  Object.assign(cfg, { inputs: [EXAMPLE_DATA], out: join(dir, 'site'), hosts: ['nginx', 'apache', 'github-pages'], deploy: { listen: `127.0.0.1:${port}`, serverName: 'localhost' } });
+  writeFileSync(join(dir, 'po-node.config.json'), JSON.stringify(cfg));
+  const result = await build({ config: join(dir, 'po-node.config.json'), now: new Date('2026-01-02T03:04:05Z') });
+  assert.is(result.status, 'ok');
+  const out = cfg.out;
+  const expectations = apiExpectations(out);
+  // Precompressed copies for two files: the servers must send them to gzip clients and the plain file to others.
+  const uuid = REAL_EPDS[0].uuid;
+  writeFileSync(join(out, 'resource/processes', `${uuid}.gz`), gzipSync(readFileSync(join(out, 'resource/processes', uuid))));
+  writeFileSync(join(out, 'resource/processes/index.xml.gz'), gzipSync(readFileSync(join(out, 'resource/processes/index.xml'))));
+  // An ACME challenge must stay reachable even though hidden files are refused.
+  mkdirSync(join(out, '.well-known/acme-challenge'), { recursive: true });
+  writeFileSync(join(out, '.well-known/acme-challenge/token'), 'acme-ok');
+  // Workers run as an unprivileged user when we are root: let them read the temp tree.
+  for (const d of [dir, out]) chmodSync(d, 0o755);
+  ctx = { dir, port, out, deploy: `${out}-deploy`, expectations, uuid };
+  return ctx;
+}
+
+async function extraChecks(port, out, uuid) {
+  const problems = [];
+  for (const [url, file, kind] of [[`/resource/processes/${uuid}`, `resource/processes/${uuid}`, 'xml'], ['/resource/processes', 'resource/processes/index.xml', 'xml']]) {
+    const r = await httpGet(port, url, { 'Accept-Encoding': 'gzip' });
+    if (r.status !== 200) problems.push(`${url} gzip: status ${r.status}`);
+    else if (r.headers['content-encoding'] !== 'gzip') problems.push(`${url} gzip: Content-Encoding "${r.headers['content-encoding']}"`);
+    else if (!gunzipSync(r.body).equals(readFileSync(join(out, file)))) problems.push(`${url} gzip: body differs after gunzip`);
+    else if (!new RegExp(`^application/${kind}`).test(String(r.headers['content-type']))) problems.push(`${url} gzip: Content-Type ${r.headers['content-type']}`);
+  }
+  const hidden = await httpGet(port, '/.po-node.json');
+  if (hidden.status !== 404) problems.push(`/.po-node.json: ${hidden.status}, expected 404`);
+  const acme = await httpGet(port, '/.well-known/acme-challenge/token');
+  if (acme.status !== 200 || acme.body.toString() !== 'acme-ok') problems.push(`/.well-known/acme-challenge/token: ${acme.status}`);
+  const o = await httpGet(port, '/resource/processes', {}, 'OPTIONS');
+  if (o.status !== 204 || o.headers['access-control-allow-origin'] !== '*') problems.push(`OPTIONS: ${o.status} ${o.headers['access-control-allow-origin']}`);
+  return problems;
+}
+
+/** No binary: a visible skip on a developer machine, a failing test in CI (env CI), never a silent pass. */
+function missing(s, name, title) {
+  if (process.env.CI) {
+    s(title, () => assert.unreachable(`${name} is not installed, and CI must run the real-server tests (.ci/run installs it with apt-get)`));
+    return;
+  }
+  console.warn(`\n  NOTICE: ${name} not found: its real-server test is SKIPPED (install it: apt-get install ${name})\n`);
+  s.skip(title, () => {});
+}
+
+const Nginx = suite('hosts: real nginx');
+if (!NGINX) {
+  missing(Nginx, 'nginx', 'every API URL through nginx');
+} else {
+  Nginx('every API URL of both path sets through nginx with the emitted conf.d file', async () => {
+    const { dir, port, out, deploy, expectations, uuid } = await setup();
+    const prefix = join(dir, 'nginx');
+    mkdirSync(join(prefix, 'logs'), { recursive: true });
+    const conf = join(prefix, 'nginx.conf');
+    writeFileSync(
+      conf,
+      `${isRoot ? 'user nobody nogroup;\n' : ''}worker_processes 1;\ndaemon off;\npid ${prefix}/nginx.pid;\nerror_log ${prefix}/logs/error.log;\nevents { worker_connections 64; }\n` +
+        `http {\n  access_log ${prefix}/logs/access.log;\n  client_body_temp_path ${prefix}/body;\n  proxy_temp_path ${prefix}/proxy;\n  fastcgi_temp_path ${prefix}/fastcgi;\n  uwsgi_temp_path ${prefix}/uwsgi;\n  scgi_temp_path ${prefix}/scgi;\n` +
+        `  include ${deploy}/nginx/po-node.conf;\n}\n`,
+    );
+    const server = await startProcess(NGINX, ['-p', prefix, '-c', conf, '-e', `${prefix}/logs/error.log`], port, join(prefix, 'logs/error.log'));
+    try {
+      const problems = [...(await checkApi(port, expectations)), ...(await extraChecks(port, out, uuid))];
+      assert.equal(problems, [], problems.join('\n'));
+      assert.ok(expectations.length > 150, `${expectations.length} URLs checked`);
+    } finally {
+      await server.stop();
+    }
+  });
+}
+// The same file dropped into the distribution's own http block (Debian nginx.conf: mime.types, gzip on, ...).
+const STOCK = '/etc/nginx/nginx.conf';
+if (NGINX && existsSync(STOCK)) {
+  Nginx('the conf.d file works inside the stock nginx.conf http block', async () => {
+    const { dir, port, deploy, expectations } = await setup();
+    const prefix = join(dir, 'nginx-stock');
+    mkdirSync(prefix, { recursive: true });
+    const stock = readFileSync(STOCK, 'utf8');
+    assert.match(stock, /include \/etc\/nginx\/conf\.d\/\*\.conf;/);
+    const conf = join(prefix, 'nginx.conf');
+    writeFileSync(
+      conf,
+      'daemon off;\n' +
+        stock
+          .replace(/^\s*pid [^;]+;/m, `pid ${prefix}/nginx.pid;`)
+          .replace(/^\s*error_log [^;]+;/gm, `error_log ${prefix}/error.log;`)
+          .replace(/^\s*access_log [^;]+;/gm, `access_log ${prefix}/access.log;`)
+          .replace('include /etc/nginx/conf.d/*.conf;', `include ${deploy}/nginx/po-node.conf;`)
+          .replace(/^\s*include \/etc\/nginx\/sites-enabled\/\*;/m, ''),
+    );
+    const server = await startProcess(NGINX, ['-p', prefix, '-c', conf, '-e', `${prefix}/error.log`], port, join(prefix, 'error.log'));
+    try {
+      assert.equal(await checkApi(port, expectations), []);
+    } finally {
+      await server.stop();
+    }
+  });
+} else if (NGINX) {
+  console.warn(`\n  NOTICE: ${STOCK} not found: the stock-config nginx test is SKIPPED\n`);
+}
+
+Nginx.run();
+
+const Apache = suite('hosts: real Apache httpd');
+if (!APACHE || !APACHE_MODULES) {
+  missing(Apache, 'apache2', 'every API URL through Apache');
+} else {
+  Apache('every API URL of both path sets through Apache with the emitted vhost and .htaccess', async () => {
+    const { dir, port, out, deploy, expectations, uuid } = await setup();
+    const prefix = join(dir, 'apache');
+    mkdirSync(prefix, { recursive: true });
+    chmodSync(prefix, 0o755);
+    const mods = ['mpm_event', 'authz_core', 'mime', 'dir', 'rewrite', 'headers'];
+    const conf = join(prefix, 'httpd.conf');
+    writeFileSync(
+      conf,
+      `ServerRoot ${prefix}\nTypesConfig /dev/null\nDefaultRuntimeDir ${prefix}\nPidFile ${prefix}/httpd.pid\nErrorLog ${prefix}/error.log\nLogLevel warn\nMutex file:${prefix} default\n` +
+        mods.map((m) => `LoadModule ${m}_module ${APACHE_MODULES}/mod_${m}.so`).join('\n') +
+        `\n${isRoot ? 'User www-data\nGroup www-data\n' : ''}ServerName localhost\nListen 127.0.0.1:${port}\n` +
+        `<Directory />\n  AllowOverride None\n  Require all denied\n</Directory>\nInclude ${deploy}/apache/po-node.conf\n`,
+    );
+    const server = await startProcess(APACHE, ['-f', conf, '-DFOREGROUND'], port, join(prefix, 'error.log'));
+    try {
+      const problems = [...(await checkApi(port, expectations)), ...(await extraChecks(port, out, uuid))];
+      assert.equal(problems, [], `${problems.join('\n')}\n${server.output()}`);
+    } finally {
+      await server.stop();
+    }
+  });
+}
+Apache.after(cleanup);
+Apache.run();

@@ -1,0 +1,169 @@
+// `createSiteServer` / `po-node serve`: every API URL of both path sets on the built example, and the soda4LCA
+// list parameters computed from the built index.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync, gunzipSync } from 'node:zlib';
+import { writeFileSync } from 'node:fs';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createSiteServer } from '../../dist/index.js';
+import { child, childrenOf, parseXml } from '../../dist/parse/xml.js';
+import { SAPI } from '../../dist/emit/soda4lca.js';
+import { apiExpectations, checkApi, httpGet } from '../helpers/http.js';
+import { BIN, buildExample, cleanup, REAL_EPDS, tmp } from '../helpers/index.js';
+
+let site;
+async function setup() {
+  if (site) return site;
+  const { out } = await buildExample();
+  const srv = createSiteServer(out, { port: 0 });
+  const { port } = await srv.listen();
+  const all = JSON.parse(readFileSync(join(out, 'resource/processes/index.json'), 'utf8')).data.map((d) => d.uuid);
+  site = { out, srv, port, all };
+  return site;
+}
+
+/** A served XML list page: its paging attributes and entry UUIDs. */
+async function xmlPage(port, query) {
+  const r = await httpGet(port, `/resource/processes?${query}`);
+  assert.is(r.status, 200, `${query}: ${r.body}`);
+  assert.is(r.headers['content-type'], 'application/xml; charset=UTF-8');
+  const doc = parseXml(r.body.toString('utf8'));
+  assert.ok(doc.ok);
+  const a = (n) => Number(doc.root.attrs[`{${SAPI.serviceApi}}${n}`]);
+  const uuids = childrenOf(doc.root, SAPI.process, 'process').map((p) => child(p, SAPI.serviceApi, 'uuid').text);
+  return { totalSize: a('totalSize'), startIndex: a('startIndex'), pageSize: a('pageSize'), uuids };
+}
+async function jsonPage(port, query) {
+  const r = await httpGet(port, `/resource/processes?${query}`);
+  assert.is(r.status, 200, `${query}: ${r.body}`);
+  assert.is(r.headers['content-type'], 'application/json;charset=UTF-8');
+  const d = JSON.parse(r.body.toString('utf8'));
+  return { ...d, uuids: d.data.map((x) => x.uuid) };
+}
+
+const S = suite('serve');
+S.after(async () => {
+  await site?.srv.close();
+  cleanup();
+});
+
+S('end to end: every URL of both path sets answers like the configured hosts (status, type, bytes, CORS, 404)', async () => {
+  const { out, port } = await setup();
+  // Requests with paging parameters get a computed page here (checked below), not the static document.
+  const x = apiExpectations(out).map((e) => (/startIndex|pageSize|search/.test(e.url) ? { ...e, body: null } : e));
+  const problems = await checkApi(port, x);
+  assert.equal(problems, []);
+  assert.ok(x.length > 150);
+});
+
+S('no list parameter: the published list documents, byte for byte', async () => {
+  const { out, port } = await setup();
+  assert.ok((await httpGet(port, '/resource/processes')).body.equals(readFileSync(join(out, 'resource/processes/index.xml'))));
+  assert.ok((await httpGet(port, '/resource/processes/?format=JSON')).body.equals(readFileSync(join(out, 'resource/processes/index.json'))));
+});
+
+S('startIndex and pageSize page through the list; totalSize is the number of matches', async () => {
+  const { port, all } = await setup();
+  assert.is(all.length, 5);
+  const p1 = await xmlPage(port, 'startIndex=0&pageSize=2');
+  assert.equal([p1.totalSize, p1.startIndex, p1.pageSize], [5, 0, 2]);
+  assert.equal(p1.uuids, all.slice(0, 2));
+  const p3 = await xmlPage(port, 'startIndex=4&pageSize=2');
+  assert.equal([p3.totalSize, p3.startIndex, p3.pageSize], [5, 4, 2]);
+  assert.equal(p3.uuids, all.slice(4));
+  const past = await xmlPage(port, 'startIndex=10&pageSize=2');
+  assert.equal([past.totalSize, past.startIndex, past.pageSize, past.uuids.length], [5, 10, 2, 0]);
+  const j = await jsonPage(port, 'format=json&startIndex=2&pageSize=2');
+  assert.equal([j.startIndex, j.pageSize, j.totalCount], [2, 2, 5]);
+  assert.equal(Object.keys(j), ['startIndex', 'pageSize', 'totalCount', 'data', 'uuids']);
+  assert.equal(j.uuids, all.slice(2, 4));
+  const jpast = await jsonPage(port, 'format=json&startIndex=5');
+  assert.equal([jpast.totalCount, jpast.pageSize, jpast.data.length], [5, 500, 0]);
+  // openLCA's request: pageSize 1000 from 0 gets everything in one page.
+  const o = await xmlPage(port, 'pageSize=1000&startIndex=0');
+  assert.equal([o.totalSize, o.pageSize, o.uuids], [5, 1000, all]);
+});
+
+S('search=true with name: every term, any case, any language; name alone does not filter (soda4LCA)', async () => {
+  const { port, all } = await setup();
+  assert.equal((await xmlPage(port, 'search=true&name=PARQUET')).uuids, ['2eb43850-0ab2-4068-afe5-218d69a096f8']);
+  assert.equal((await xmlPage(port, 'search=true&name=schicht-parkett')).uuids, ['2eb43850-0ab2-4068-afe5-218d69a096f8']);
+  const fire = await jsonPage(port, 'search=true&name=fire%20curtain&format=json');
+  assert.equal([fire.totalCount, fire.uuids], [1, ['ee8863aa-7276-4896-b07a-713937a3134d']]);
+  const none = await xmlPage(port, 'search=true&name=fire+parquet');
+  assert.equal([none.totalSize, none.uuids.length], [0, 0]);
+  assert.equal((await xmlPage(port, 'name=parquet')).uuids, all);
+  const paged = await xmlPage(port, 'search=true&name=a&startIndex=1&pageSize=1');
+  assert.ok(paged.totalSize >= 3 && paged.uuids.length === 1, `${paged.totalSize} matches for "a"`);
+});
+
+S('format: xml/json in any case; an unknown format is a clear 400', async () => {
+  const { port } = await setup();
+  assert.is((await jsonPage(port, 'format=Json&pageSize=1')).data.length, 1);
+  assert.is((await xmlPage(port, 'format=XML&pageSize=1')).uuids.length, 1);
+  const bad = await httpGet(port, '/resource/processes?format=csv');
+  assert.is(bad.status, 400);
+  assert.match(bad.body.toString(), /Unknown format "csv": use format=xml \(the default\) or format=json/);
+  assert.is(bad.headers['access-control-allow-origin'], '*');
+  for (const q of ['startIndex=-1', 'pageSize=0', 'pageSize=ten']) assert.is((await httpGet(port, `/resource/processes?${q}`)).status, 400, q);
+});
+
+S('version on /<uuid>: the published version answers, any other is 404', async () => {
+  const { port } = await setup();
+  for (const d of REAL_EPDS) {
+    const ok = await httpGet(port, `/resource/processes/${d.uuid}?version=${d.version}`);
+    assert.is(ok.status, 200, d.uuid);
+    assert.is((await httpGet(port, `/resource/processes/${d.uuid}?version=99.99.999`)).status, 404);
+    assert.is((await httpGet(port, `/v1/epds/${d.uuid}?version=${d.version}`)).status, 200);
+  }
+});
+
+S('HEAD, OPTIONS, other methods, hidden files, path escapes', async () => {
+  const { port } = await setup();
+  const h = await httpGet(port, '/resource/processes', {}, 'HEAD');
+  assert.equal([h.status, h.body.length, h.headers['content-type']], [200, 0, 'application/xml; charset=UTF-8']);
+  const o = await httpGet(port, '/v1/epds', {}, 'OPTIONS');
+  assert.equal([o.status, o.headers['access-control-allow-origin']], [204, '*']);
+  assert.is((await httpGet(port, '/resource/processes', {}, 'POST')).status, 405);
+  assert.is((await httpGet(port, '/.po-node.json')).status, 404);
+  assert.is((await httpGet(port, '/../../etc/passwd')).status, 404);
+  assert.is((await httpGet(port, '/%2e%2e/%2e%2e/etc/passwd')).status, 404);
+});
+
+S('precompressed .gz is sent to gzip clients only', async () => {
+  const { out, port } = await setup();
+  const u = REAL_EPDS[1].uuid;
+  const plain = readFileSync(join(out, 'resource/processes', u));
+  writeFileSync(join(out, 'resource/processes', `${u}.gz`), gzipSync(plain));
+  const gz = await httpGet(port, `/resource/processes/${u}`, { 'Accept-Encoding': 'gzip' });
+  assert.equal([gz.headers['content-encoding'], gunzipSync(gz.body).equals(plain)], ['gzip', true]);
+  assert.ok((await httpGet(port, `/resource/processes/${u}`)).body.equals(plain));
+});
+
+S('a folder that is not a built site is refused with a hint', () => {
+  assert.throws(() => createSiteServer(tmp()), (e) => e.name === 'InputError' && /not a built po-node site/.test(e.message));
+});
+
+S('po-node serve (CLI) listens on 127.0.0.1 and stops on SIGTERM', async () => {
+  const { out } = await setup();
+  const child = spawn(process.execPath, [BIN, 'serve', out, '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  const url = await new Promise((ok, fail) => {
+    child.stderr.on('data', (d) => {
+      err += d;
+      const m = /at (http:\/\/127\.0\.0\.1:(\d+))\//.exec(err);
+      if (m) ok(m);
+    });
+    child.on('exit', () => fail(new Error(err)));
+  });
+  const r = await httpGet(Number(url[2]), '/healthz');
+  assert.is(r.status, 200);
+  assert.is(JSON.parse(r.body).status, 'ok');
+  const exited = new Promise((ok) => child.on('exit', (code) => ok(code)));
+  child.kill('SIGTERM');
+  assert.is(await exited, 0);
+});
+
+S.run();
