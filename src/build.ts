@@ -6,6 +6,7 @@ import { planSite } from './emit/plan.js';
 import { checkOutputFolder, writeSite } from './emit/write.js';
 import { countFindings, sortFindings, type Finding } from './findings.js';
 import { discoverInputs, toPosix } from './read/inputs.js';
+import { expandZips } from './read/zip.js';
 
 export interface BuildOptions extends ConfigOverrides {
   /** Replace an output folder po-node did not create. */
@@ -68,7 +69,9 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   // Fail on an unsafe --out before spending time on reading.
   checkOutputFolder({ out: cfg.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false });
 
-  const discovery = await discoverInputs(cfg.inputs, cwd);
+  const found = await discoverInputs(cfg.inputs, cwd);
+  const unzipped = await expandZips(found.files, cfg.limits.zip);
+  const discovery = { files: unzipped.files, findings: [...found.findings, ...unzipped.findings] };
   opts.onProgress?.({ phase: 'discover', files: discovery.files.length });
   const configFindings: Finding[] = [];
   if (!cfg.baseUrl) {

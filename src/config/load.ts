@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
+import { DEFAULT_ZIP_LIMITS, type ZipLimits } from '../read/zip.js';
 import { validateWithSchema } from '../schemas.js';
 
 export interface NodeInfoConfig {
@@ -19,7 +20,9 @@ export interface ResolvedConfig {
   inputs: string[];
   out: string;
   pathSets: { default: boolean; v1: boolean };
-  limits: { maxFileSize: number };
+  limits: { maxFileSize: number; zip: ZipLimits };
+  /** Missing references of published EPDs are errors (--require-dependencies). */
+  requireDependencies: boolean;
   /** Where relative paths were resolved from (config folder, else the working directory). */
   baseDir: string;
   configFile?: string;
@@ -31,6 +34,7 @@ export interface ConfigOverrides {
   out?: string;
   baseUrl?: string;
   cwd?: string;
+  requireDependencies?: boolean;
 }
 
 interface RawConfig {
@@ -39,7 +43,8 @@ interface RawConfig {
   inputs?: string[];
   out?: string;
   pathSets?: { default?: boolean; v1?: boolean };
-  limits?: { maxFileSizeMB?: number };
+  limits?: { maxFileSizeMB?: number; maxZipSizeMB?: number; maxZipEntrySizeMB?: number; maxZipTotalSizeMB?: number; maxZipRatio?: number };
+  requireDependencies?: boolean;
 }
 
 export const DEFAULT_NODE_ID = 'PO_NODE';
@@ -94,7 +99,16 @@ export function loadConfig(o: ConfigOverrides = {}): ResolvedConfig {
     inputs,
     out,
     pathSets: { default: raw.pathSets?.default ?? true, v1: raw.pathSets?.v1 ?? true },
-    limits: { maxFileSize: Math.round((raw.limits?.maxFileSizeMB ?? DEFAULT_MAX_FILE_MB) * 1024 * 1024) },
+    limits: {
+      maxFileSize: Math.round((raw.limits?.maxFileSizeMB ?? DEFAULT_MAX_FILE_MB) * 1024 * 1024),
+      zip: {
+        maxArchiveSize: raw.limits?.maxZipSizeMB ? Math.round(raw.limits.maxZipSizeMB * 1024 * 1024) : DEFAULT_ZIP_LIMITS.maxArchiveSize,
+        maxEntrySize: raw.limits?.maxZipEntrySizeMB ? Math.round(raw.limits.maxZipEntrySizeMB * 1024 * 1024) : DEFAULT_ZIP_LIMITS.maxEntrySize,
+        maxTotalSize: raw.limits?.maxZipTotalSizeMB ? Math.round(raw.limits.maxZipTotalSizeMB * 1024 * 1024) : DEFAULT_ZIP_LIMITS.maxTotalSize,
+        maxRatio: raw.limits?.maxZipRatio ?? DEFAULT_ZIP_LIMITS.maxRatio,
+      },
+    },
+    requireDependencies: o.requireDependencies ?? raw.requireDependencies ?? false,
     baseDir,
   };
   if (baseUrl) cfg.baseUrl = baseUrl;

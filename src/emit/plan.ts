@@ -1,6 +1,7 @@
 import type { Catalog } from '../catalog/build.js';
 import type { ResolvedConfig } from '../config/load.js';
 import { DATASET_TYPES, UUID_RE } from '../parse/ilcd.js';
+import type { InputFile } from '../read/inputs.js';
 import { v1ListJson } from './draft-v1.js';
 import { renderIndexHtml } from './html.js';
 import { nodeInfoXml, processListJson, processListXml } from './soda4lca.js';
@@ -16,7 +17,7 @@ export interface PlannedFile {
   /** Relative to the output folder, `/` separators. */
   path: string;
   contentType: string;
-  source: { copy: string } | { text: string };
+  source: { copy: string } | { text: string } | { bytes: Uint8Array };
 }
 
 export interface PlanContext {
@@ -31,7 +32,7 @@ export function planSite({ catalog, cfg, builtAt }: PlanContext): PlannedFile[] 
   const add = (path: string, contentType: string, source: PlannedFile['source']) => files.push({ path, contentType, source });
   if (cfg.pathSets.default) {
     for (const t of DATASET_TYPES) {
-      for (const d of catalog.byType[t.type]) add(`resource/${t.folder}/${safeUuid(d.header.uuid)}`, CONTENT_TYPES.xml, { copy: d.file.abs });
+      for (const d of catalog.byType[t.type]) add(`resource/${t.folder}/${safeUuid(d.header.uuid)}`, CONTENT_TYPES.xml, inputSource(d.file));
     }
     add('resource/processes/index.xml', CONTENT_TYPES.xml, { text: processListXml(catalog.epds, cfg) });
     add('resource/processes/index.json', CONTENT_TYPES.json, { text: processListJson(catalog.epds, cfg) });
@@ -40,12 +41,17 @@ export function planSite({ catalog, cfg, builtAt }: PlanContext): PlannedFile[] 
     add('resource/nodeinfo/index.xml', CONTENT_TYPES.xml, { text: nodeinfo });
   }
   if (cfg.pathSets.v1) {
-    for (const d of catalog.epds) add(`v1/epds/${safeUuid(d.header.uuid)}`, CONTENT_TYPES.xml, { copy: d.file.abs });
+    for (const d of catalog.epds) add(`v1/epds/${safeUuid(d.header.uuid)}`, CONTENT_TYPES.xml, inputSource(d.file));
     add('v1/epds/index.json', CONTENT_TYPES.json, { text: v1ListJson(catalog.epds, cfg) });
   }
   add('index.html', CONTENT_TYPES.html, { text: renderIndexHtml({ catalog, cfg, builtAt }) });
   assertUniquePaths(files);
   return files;
+}
+
+/** Copy a file from disk, or emit the bytes of a ZIP entry held in memory. */
+export function inputSource(f: InputFile): PlannedFile['source'] {
+  return f.bytes ? { bytes: f.bytes } : { copy: f.abs };
 }
 
 /** UUIDs come from files: check again right where they become path segments. */

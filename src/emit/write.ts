@@ -71,6 +71,7 @@ async function writeFiles(dir: string, files: readonly PlannedFile[], mtime?: Da
   await pool(files, 16, async (f) => {
     const to = target(dir, f.path);
     if ('copy' in f.source) await copyFile(f.source.copy, to, constants.COPYFILE_FICLONE);
+    else if ('bytes' in f.source) await writeFile(to, f.source.bytes);
     else await writeFile(to, f.source.text);
     if (mtime) await utimes(to, mtime, mtime);
   });
