@@ -1,5 +1,6 @@
 import { relative } from 'node:path';
 import { buildCatalog, type Catalog } from './catalog/build.js';
+import { checkReferences, type ReferenceReport } from './catalog/references.js';
 import { loadConfig, type ConfigOverrides, type ResolvedConfig } from './config/load.js';
 import { healthFiles, verifyAndDescribe, type HealthDoc } from './emit/health.js';
 import { planSite } from './emit/plan.js';
@@ -51,6 +52,8 @@ export interface BuildResult {
   health?: HealthDoc;
   config: ResolvedConfig;
   catalog: Catalog;
+  /** Dependencies of the published EPDs: resolved and missing references (src/catalog/references.ts). */
+  references: ReferenceReport;
 }
 
 /** Build time for reproducible output: SOURCE_DATE_EPOCH (seconds) when set, else now. */
@@ -85,6 +88,9 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
     maxFileSize: cfg.limits.maxFileSize,
     onProgress: (done, total) => opts.onProgress?.({ phase: 'read', done, total }),
   });
+  const refs = checkReferences(catalog, { require: cfg.requireDependencies });
+  catalog.findings.push(...refs.findings);
+  const references = refs.report;
   const findings = sortFindings(catalog.findings);
   const counts = countFindings(findings);
   const summary: BuildSummary = {
@@ -105,17 +111,18 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
     findings,
     config: cfg,
     catalog,
+    references,
   };
   if (opts.strict && counts.error > 0) {
     return { ...base, ok: false, written: false, status: 'not-written', durationMs: performance.now() - started };
   }
 
-  const files = planSite({ catalog, cfg, builtAt });
+  const files = planSite({ catalog, cfg, builtAt, references });
   opts.onProgress?.({ phase: 'write', files: files.length });
   let health: HealthDoc | undefined;
   await writeSite(files, { out: cfg.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false, ...(process.env.SOURCE_DATE_EPOCH ? { mtime: builtAt } : {}) }, async (dir) => {
     opts.onProgress?.({ phase: 'verify' });
-    health = await verifyAndDescribe(dir, catalog, cfg, builtAt, findings);
+    health = await verifyAndDescribe(dir, catalog, cfg, builtAt, findings, references);
     return healthFiles(health, cfg);
   });
   return { ...base, ok: health!.status !== 'fail', written: true, status: health!.status, health: health!, durationMs: performance.now() - started };

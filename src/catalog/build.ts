@@ -8,12 +8,15 @@ import { decodeXml } from '../parse/safety.js';
 import { parseXml } from '../parse/xml.js';
 import { findingAt, inputLabel, type InputFile } from '../read/inputs.js';
 import { checkDocument } from '../validate/run.js';
+import type { DeclaredUnit } from './references.js';
 
 /** A dataset accepted for publication. Bytes are not kept: the writer copies the input file. */
 export interface Dataset {
   header: DatasetHeader;
   file: InputFile;
   sha256: string;
+  /** EPDs: declared unit via reference flow → flow property → unit group (src/catalog/references.ts). */
+  declaredUnit?: DeclaredUnit;
 }
 
 export interface Catalog {

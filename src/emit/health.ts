@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Catalog } from '../catalog/build.js';
+import type { ReferenceReport } from '../catalog/references.js';
 import type { ResolvedConfig } from '../config/load.js';
 import { countFindings, type Finding } from '../findings.js';
 import { DATASET_TYPES } from '../parse/ilcd.js';
@@ -28,6 +29,8 @@ export interface HealthDoc {
   epds: { listed: number; expired: number; expiredUuids: string[] };
   datasets: Record<string, number>;
   inputs: { files: number; rejected: number; skipped: number; superseded: number; errors: number; warnings: number };
+  /** References followed from the published EPDs (src/catalog/references.ts). */
+  references?: { total: number; resolved: number; missing: number; external: number };
   checks: HealthCheck[];
   lists: { path: string; entries: number; sha256: string }[];
 }
@@ -38,7 +41,7 @@ export const HEALTH_PATHS = { default: 'healthz/index.json', v1: 'v1/healthz/ind
  * Verify the written tree (every listed EPD present and byte-identical to its input, list counts)
  * and describe the result. Static files cannot report live state, so this is the honest substitute.
  */
-export async function verifyAndDescribe(dir: string, catalog: Catalog, cfg: ResolvedConfig, builtAt: Date, findings: readonly Finding[]): Promise<HealthDoc> {
+export async function verifyAndDescribe(dir: string, catalog: Catalog, cfg: ResolvedConfig, builtAt: Date, findings: readonly Finding[], refs?: ReferenceReport): Promise<HealthDoc> {
   const checks: HealthCheck[] = [];
   const lists: HealthDoc['lists'] = [];
   const n = catalog.epds.length;
@@ -100,6 +103,7 @@ export async function verifyAndDescribe(dir: string, catalog: Catalog, cfg: Reso
       errors: counts.error,
       warnings: counts.warning,
     },
+    ...(refs ? { references: { total: refs.total, resolved: refs.resolved, missing: refs.missing.length, external: refs.external } } : {}),
     checks,
     lists,
   };

@@ -1,4 +1,6 @@
 import type { Catalog } from '../catalog/build.js';
+import type { ReferenceReport } from '../catalog/references.js';
+import { planDependencyFiles } from './dependencies.js';
 import type { ResolvedConfig } from '../config/load.js';
 import { DATASET_TYPES, UUID_RE } from '../parse/ilcd.js';
 import type { InputFile } from '../read/inputs.js';
@@ -17,23 +19,26 @@ export interface PlannedFile {
   /** Relative to the output folder, `/` separators. */
   path: string;
   contentType: string;
-  source: { copy: string } | { text: string } | { bytes: Uint8Array };
+  source: { copy: string } | { text: string } | { bytes: Uint8Array } | { make: () => Promise<Uint8Array> };
 }
 
 export interface PlanContext {
   catalog: Catalog;
   cfg: ResolvedConfig;
   builtAt: Date;
+  /** Dependencies of the EPDs: source documents, EPD PDFs, ZIP exports (absent: none planned). */
+  references?: ReferenceReport;
 }
 
 /** Every file of the site except the health documents, which are written from a check of this plan. */
-export function planSite({ catalog, cfg, builtAt }: PlanContext): PlannedFile[] {
+export function planSite({ catalog, cfg, builtAt, references }: PlanContext): PlannedFile[] {
   const files: PlannedFile[] = [];
   const add = (path: string, contentType: string, source: PlannedFile['source']) => files.push({ path, contentType, source });
   if (cfg.pathSets.default) {
     for (const t of DATASET_TYPES) {
       for (const d of catalog.byType[t.type]) add(`resource/${t.folder}/${safeUuid(d.header.uuid)}`, CONTENT_TYPES.xml, inputSource(d.file));
     }
+    if (references) files.push(...planDependencyFiles(catalog.epds, references));
     add('resource/processes/index.xml', CONTENT_TYPES.xml, { text: processListXml(catalog.epds, cfg) });
     add('resource/processes/index.json', CONTENT_TYPES.json, { text: processListJson(catalog.epds, cfg) });
     const nodeinfo = nodeInfoXml(cfg);

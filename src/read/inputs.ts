@@ -141,3 +141,9 @@ export function inputLabel(f: Pick<InputFile, 'path' | 'entry'>): string {
 export function findingAt(f: Pick<InputFile, 'path' | 'entry'>): { file: string; entry?: string } {
   return f.entry !== undefined ? { file: f.path, entry: f.entry } : { file: f.path };
 }
+
+/** One path segment fit as a served file name (spaces and non-ASCII allowed): no separators, control characters or dot names. */
+export function isSafeDocumentName(name: string): boolean {
+  // eslint-disable-next-line no-control-regex
+  return name.length > 0 && name.length <= 200 && !/[/\\\u0000-\u001f\u007f]/.test(name) && !name.startsWith('.') && name.trim() === name;
+}
