@@ -5,6 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { documentName } from '../../dist/catalog/references.js';
 import { DATASET_TYPES } from '../../dist/parse/ilcd.js';
+import { validateWithSchema } from '../../dist/schemas.js';
 import { buildExample, cleanup, EXAMPLE_DATA, REAL_EPDS } from '../helpers/index.js';
 import { serveSite } from '../helpers/static-host.js';
 
@@ -140,6 +141,8 @@ test('EPD PDF, source documents with spaces, and declared units in the JSON list
     const list = JSON.parse(readFileSync(join(out, 'resource/processes/index.json'), 'utf8'));
     const units = Object.fromEntries(list.data.map((d) => [d.uuid, d.referenceFlows?.[0]?.unit]));
     assert.equal(units, UNITS);
+    assert.equal(validateWithSchema('processes-list', list), []);
+    assert.equal(validateWithSchema('health', JSON.parse(readFileSync(join(out, 'healthz/index.json'), 'utf8'))), []);
     const ibu = list.data.find((d) => d.uuid === '2eb43850-0ab2-4068-afe5-218d69a096f8');
     assert.equal(ibu.referenceFlows, [{ name: '2-Schicht-Parkett', unit: 'qm', meanValue: 1, uuid: 'f4334466-81e7-f904-3112-4ddf3739391c' }]);
   } finally {
