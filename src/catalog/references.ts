@@ -143,6 +143,20 @@ export function checkReferences(catalog: Catalog, opts: { require: boolean }): {
     if (pdf) epdPdf.set(epd.header.uuid, pdf);
   }
 
+  // Every published source serves its files, reached from an EPD or not (clients may open any source).
+  for (const src of catalog.byType.source) {
+    for (const f of src.header.links.digitalFiles ?? []) {
+      if (/^[a-z][a-z0-9+.-]*:/i.test(f.uri)) continue;
+      const name = documentName(f.uri);
+      const file = name ? pickDocument(docs.get(name), src.file) : undefined;
+      if (file && name && !allDocs.has(`${src.header.uuid}/${name}`)) allDocs.set(`${src.header.uuid}/${name}`, { source: src, name, file });
+    }
+  }
+  const used = new Set([...allDocs.values()].map((sd) => sd.file));
+  for (const f of catalog.documents) {
+    if (!used.has(f)) findings.push({ ruleId: 'document-unreferenced', severity: 'info', ...findingAt(f), message: 'Not published: no source dataset references this file in referenceToDigitalFile/@uri.' });
+  }
+
   for (const m of missing) {
     findings.push({
       ruleId: 'reference-missing',

@@ -8,6 +8,7 @@ import { countFindings, type Finding } from '../findings.js';
 import { DATASET_TYPES } from '../parse/ilcd.js';
 import { childrenOf, parseXml } from '../parse/xml.js';
 import { GENERATOR_NAME, GENERATOR_VERSION } from '../version.js';
+import { SUB } from './dependencies.js';
 import { CONTENT_TYPES, type PlannedFile } from './plan.js';
 import { SAPI } from './soda4lca.js';
 
@@ -68,6 +69,15 @@ export async function verifyAndDescribe(dir: string, catalog: Catalog, cfg: Reso
     }
     checks.push({ id: 'resource/<type>/<uuid>', ok: bad.length === 0, detail: bad.length ? `${bad.length} dependent datasets missing or altered: ${bad.slice(0, 5).join(', ')}` : `${deps} dependent datasets present and byte-identical` });
 
+    if (refs?.documents.length) {
+      // Documents are copied like datasets: prove the served bytes are the input's.
+      const badDocs: string[] = [];
+      for (const sd of refs.documents) {
+        const want = createHash('sha256').update(sd.file.bytes ?? (await readFile(sd.file.abs))).digest('hex');
+        if ((await hashFile(join(dir, SUB.sourceFile(sd.source.header.uuid, sd.name)))) !== want) badDocs.push(`${sd.source.header.uuid}/${sd.name}`);
+      }
+      checks.push({ id: 'resource/sources/<uuid>/<file>', ok: badDocs.length === 0, detail: badDocs.length ? `${badDocs.length} source documents missing or altered: ${badDocs.slice(0, 5).join(', ')}` : `${refs.documents.length} source documents present and byte-identical` });
+    }
     const xmlPath = 'resource/processes/index.xml';
     const xml = await readFile(join(dir, xmlPath), 'utf8');
     const parsed = parseXml(xml);

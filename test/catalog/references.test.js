@@ -121,6 +121,8 @@ test('every reference of every example EPD resolves over HTTP except the known-m
     assert.is(h.references.missing, reported.length);
     assert.is(h.references.resolved + h.references.missing, h.references.total);
     assert.is(h.status, 'ok');
+    const docCheck = h.checks.find((c) => c.id === 'resource/sources/<uuid>/<file>');
+    assert.equal([docCheck.ok, docCheck.detail], [true, '8 source documents present and byte-identical']);
   } finally {
     await host.close();
   }
