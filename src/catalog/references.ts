@@ -2,7 +2,7 @@ import { posix } from 'node:path';
 import type { Finding } from '../findings.js';
 import { cmp } from '../findings.js';
 import type { Ref } from '../parse/extract.js';
-import { DATASET_TYPES, type DatasetType } from '../parse/ilcd.js';
+import { DATASET_TYPES, typeInfo, type DatasetType } from '../parse/ilcd.js';
 import { findingAt, inputLabel, isSafeDocumentName, type InputFile } from '../read/inputs.js';
 import type { Catalog, Dataset } from './build.js';
 
@@ -167,7 +167,7 @@ export function checkReferences(catalog: Catalog, opts: { require: boolean }): {
       message:
         m.type === 'digital file'
           ? `The digital file "${m.uri}" is not in the input's external_docs folder; clients following /resource/sources/<uuid>/<file> get 404. Add the file to external_docs or correct the @uri.`
-          : `Referenced ${m.type || 'dataset'} ${m.uuid} is not in the input; clients following /resource/.../${m.uuid} get 404. Add it (export the EPD with its dependencies) or remove the reference.`,
+          : `Referenced ${m.type || 'dataset'} ${m.uuid} is not in the input, so /resource/${folderOf(m.type)}/${m.uuid} answers 404; add it (export the EPD with its dependencies) or correct the reference.`,
     });
   }
   if (opts.require && failed.size) {
@@ -197,6 +197,11 @@ function findEpdPdf(epd: Dataset, lookup: (r: Ref | undefined) => Dataset | unde
     if (pdf && (r.descriptions.some((d) => says(d.value)) || says(pdf.name))) return pdf;
   }
   return undefined;
+}
+
+function folderOf(label: string): string {
+  const t = TYPE_BY_LABEL.get(label.toLowerCase());
+  return t ? typeInfo(t).folder : '<type>';
 }
 
 function declaredUnit(
