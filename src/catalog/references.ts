@@ -172,7 +172,9 @@ export function checkReferences(catalog: Catalog, opts: { require: boolean }): {
   }
   if (opts.require && failed.size) {
     // Errors reject: EPDs with missing dependencies are not listed (still served for direct links).
+    const before = catalog.epds.length;
     catalog.epds = catalog.epds.filter((d) => !failed.has(d.header.uuid));
+    catalog.stats.rejectedFiles += before - catalog.epds.length;
   }
   let resolved = 0;
   for (const ok of seen.values()) if (ok) resolved++;

@@ -159,6 +159,7 @@ test('--require-dependencies turns missing references into errors that unlist th
   for (const f of errs) assert.is(f.severity, 'error');
   // Every example EPD misses at least its LCIA method datasets.
   assert.is(result.summary.epds, 0);
+  assert.is(result.summary.rejected, 5);
 });
 
 test('documentName takes the file name of bare, relative and encoded @uri values and refuses unsafe ones', () => {
