@@ -1,6 +1,7 @@
 import type { Catalog } from '../catalog/build.js';
 import type { ReferenceReport } from '../catalog/references.js';
 import { planDependencyFiles } from './dependencies.js';
+import { planTypeLists } from './type-lists.js';
 import type { ResolvedConfig } from '../config/load.js';
 import { DATASET_TYPES, UUID_RE } from '../parse/ilcd.js';
 import type { InputFile } from '../read/inputs.js';
@@ -39,6 +40,7 @@ export function planSite({ catalog, cfg, builtAt, references }: PlanContext): Pl
       for (const d of catalog.byType[t.type]) add(`resource/${t.folder}/${safeUuid(d.header.uuid)}`, CONTENT_TYPES.xml, inputSource(d.file));
     }
     if (references) files.push(...planDependencyFiles(catalog.epds, references));
+    files.push(...planTypeLists(catalog, cfg));
     add('resource/processes/index.xml', CONTENT_TYPES.xml, { text: processListXml(catalog.epds, cfg) });
     add('resource/processes/index.json', CONTENT_TYPES.json, { text: processListJson(catalog.epds, cfg) });
     const nodeinfo = nodeInfoXml(cfg);

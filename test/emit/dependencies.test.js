@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { unzipSync, zipSync } from 'fflate';
 import { test } from 'uvu';
@@ -47,6 +47,24 @@ test('a digital file with a non-ASCII name inside a ZIP input is served under it
     [['export.zip', 'ILCD/external_docs/unused.png', 'info']],
   );
   assert.not.ok(r.findings.some((f) => f.ruleId === 'reference-missing' && f.message.includes('Pr')), 'resolved');
+});
+
+test('list documents exist for every other dataset type, one entry per published dataset', async () => {
+  const { out, result } = await buildExample();
+  const counts = { flows: 0, flowproperties: 0, unitgroups: 0, contacts: 0, sources: 0 };
+  for (const folder of Object.keys(counts)) {
+    const uuids = readdirSync(join(out, 'resource', folder)).filter((n) => /^[0-9a-f-]{36}$/.test(n)).sort();
+    const xml = readFileSync(join(out, 'resource', folder, 'index.xml'), 'utf8');
+    const listed = [...xml.matchAll(/<serviceapi:uuid>([^<]+)</g)].map((m) => m[1]).sort();
+    assert.equal(listed, uuids, folder);
+    assert.ok(xml.includes(`serviceapi:totalSize="${uuids.length}"`));
+    const json = JSON.parse(readFileSync(join(out, 'resource', folder, 'index.json'), 'utf8'));
+    assert.equal(json.data.map((d) => d.uuid).sort(), uuids);
+    assert.is(json.totalCount, uuids.length);
+    counts[folder] = uuids.length;
+  }
+  assert.is(counts.flows + counts.flowproperties + counts.unitgroups + counts.contacts + counts.sources, result.summary.datasets - result.catalog.byType.process.length);
+  assert.not.ok(existsSync(join(out, 'resource/lciamethods')), 'no empty list for a type without datasets');
 });
 
 test.run();
