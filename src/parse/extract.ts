@@ -194,7 +194,9 @@ function collectRefs(root: XNode): Ref[] {
   const out: Ref[] = [];
   const walk = (n: XNode, path: string) => {
     for (const c of n.children) {
-      const p = `${path}/${prefixFor(c.ns)}${c.name}`;
+      // Position among same-named siblings when there are several, so the XPath names one element.
+      const same = n.children.filter((x) => x.name === c.name && x.ns === c.ns);
+      const p = `${path}/${prefixFor(c.ns)}${c.name}${same.length > 1 ? `[${same.indexOf(c) + 1}]` : ''}`;
       if (c.attrs['refObjectId'] !== undefined && c.attrs['type'] !== undefined) out.push(ref(c, p));
       if (c.children.length) walk(c, p);
     }
