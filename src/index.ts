@@ -6,3 +6,5 @@ export { type HealthDoc } from './emit/health.js';
 export { PoNodeError, ConfigError, InputError, OutputError } from './errors.js';
 export { validateWithSchema, type SchemaName } from './schemas.js';
 export { GENERATOR_VERSION as version } from './version.js';
+export { type ReferenceReport, type MissingReference, type DeclaredUnit } from './catalog/references.js';
+export { type ZipLimits, DEFAULT_ZIP_LIMITS } from './read/zip.js';
