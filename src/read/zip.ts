@@ -87,6 +87,8 @@ export async function readZip(zip: InputFile, limits: ZipLimits): Promise<{ file
     const kind = entryKind(name);
     if (kind === 'other') {
       findings.push({ ruleId: 'input-not-xml', severity: 'info', file: zip.path, entry: name, message: 'Skipped: not an XML file (only .xml datasets are read).' });
+      // Listed (not read) so it counts as skipped, as the same file in a folder does.
+      files.push({ path: zip.path, abs: zip.abs, entry: name, size: e.size, kind });
       continue;
     }
     if (e.flags & 0x1) {
