@@ -1,5 +1,6 @@
 import { relative } from 'node:path';
 import { buildCatalog, type Catalog } from './catalog/build.js';
+import { checkReferences, type ReferenceReport } from './catalog/references.js';
 import { loadConfig, type ConfigOverrides, type ResolvedConfig } from './config/load.js';
 import { healthFiles, verifyAndDescribe, type HealthDoc } from './emit/health.js';
 import { planSite } from './emit/plan.js';
@@ -7,6 +8,7 @@ import { checkOutputFolder, writeSite } from './emit/write.js';
 import { emitHosts } from './hosts/index.js';
 import { countFindings, sortFindings, type Finding } from './findings.js';
 import { discoverInputs, toPosix } from './read/inputs.js';
+import { expandZips } from './read/zip.js';
 
 export interface BuildOptions extends ConfigOverrides {
   /** Replace an output folder po-node did not create. */
@@ -53,6 +55,8 @@ export interface BuildResult {
   catalog: Catalog;
   /** Folder the host configs outside the site went to (only when there were any). */
   deployDisplay?: string;
+  /** Dependencies of the published EPDs: resolved and missing references (src/catalog/references.ts). */
+  references: ReferenceReport;
 }
 
 /** Build time for reproducible output: SOURCE_DATE_EPOCH (seconds) when set, else now. */
@@ -72,7 +76,9 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   checkOutputFolder({ out: cfg.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false });
   if (cfg.hosts?.length) checkOutputFolder({ out: cfg.deploy.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false });
 
-  const discovery = await discoverInputs(cfg.inputs, cwd);
+  const found = await discoverInputs(cfg.inputs, cwd);
+  const unzipped = await expandZips(found.files, cfg.limits.zip);
+  const discovery = { files: unzipped.files, findings: [...found.findings, ...unzipped.findings] };
   opts.onProgress?.({ phase: 'discover', files: discovery.files.length });
   const configFindings: Finding[] = [];
   if (!cfg.baseUrl) {
@@ -86,6 +92,9 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
     maxFileSize: cfg.limits.maxFileSize,
     onProgress: (done, total) => opts.onProgress?.({ phase: 'read', done, total }),
   });
+  const refs = checkReferences(catalog, { require: cfg.requireDependencies });
+  catalog.findings.push(...refs.findings);
+  const references = refs.report;
   const findings = sortFindings(catalog.findings);
   const counts = countFindings(findings);
   const summary: BuildSummary = {
@@ -106,17 +115,18 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
     findings,
     config: cfg,
     catalog,
+    references,
   };
   if (opts.strict && counts.error > 0) {
     return { ...base, ok: false, written: false, status: 'not-written', durationMs: performance.now() - started };
   }
 
-  const files = planSite({ catalog, cfg, builtAt });
+  const files = planSite({ catalog, cfg, builtAt, references });
   opts.onProgress?.({ phase: 'write', files: files.length });
   let health: HealthDoc | undefined;
   await writeSite(files, { out: cfg.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false, ...(process.env.SOURCE_DATE_EPOCH ? { mtime: builtAt } : {}) }, async (dir) => {
     opts.onProgress?.({ phase: 'verify' });
-    health = await verifyAndDescribe(dir, catalog, cfg, builtAt, findings);
+    health = await verifyAndDescribe(dir, catalog, cfg, builtAt, findings, references);
     return healthFiles(health, cfg);
   });
   // Host configs outside the tree (nginx, Apache vhost, S3 script): their own folder, swapped in the same way.

@@ -6,14 +6,17 @@ import { extractDataset, type DatasetHeader } from '../parse/extract.js';
 import { compareVersions, DATASET_TYPES, type DatasetType } from '../parse/ilcd.js';
 import { decodeXml } from '../parse/safety.js';
 import { parseXml } from '../parse/xml.js';
-import type { InputFile } from '../read/inputs.js';
+import { findingAt, inputLabel, type InputFile } from '../read/inputs.js';
 import { checkDocument } from '../validate/run.js';
+import type { DeclaredUnit } from './references.js';
 
 /** A dataset accepted for publication. Bytes are not kept: the writer copies the input file. */
 export interface Dataset {
   header: DatasetHeader;
   file: InputFile;
   sha256: string;
+  /** EPDs: declared unit via reference flow → flow property → unit group (src/catalog/references.ts). */
+  declaredUnit?: DeclaredUnit;
 }
 
 export interface Catalog {
@@ -77,24 +80,24 @@ export async function buildCatalog(files: readonly InputFile[], discoveryFinding
   }
   for (const group of groups.values()) {
     // Newest version first; for equal versions the first path in sort order wins (deterministic).
-    group.sort((a, b) => compareVersions(b.header.version, a.header.version) || cmp(a.file.path, b.file.path));
+    group.sort((a, b) => compareVersions(b.header.version, a.header.version) || cmp(inputLabel(a.file), inputLabel(b.file)));
     const winner = group[0]!;
     byType[winner.header.type].push(winner);
     for (const loser of group.slice(1)) {
       stats.supersededDatasets++;
       const same = loser.header.version === winner.header.version;
       if (same && loser.sha256 === winner.sha256) {
-        findings.push({ ruleId: 'dataset-duplicate', severity: 'info', file: loser.file.path, message: `Identical copy of ${winner.file.path} (UUID ${winner.header.uuid}, version ${winner.header.version}); published once.` });
+        findings.push({ ruleId: 'dataset-duplicate', severity: 'info', ...findingAt(loser.file), message: `Identical copy of ${inputLabel(winner.file)} (UUID ${winner.header.uuid}, version ${winner.header.version}); published once.` });
       } else {
         // Exports of several EPDs repeat shared dependencies (flows, sources) in different versions:
         // routine for those, worth a warning only for EPDs themselves.
         findings.push({
           ruleId: 'dataset-duplicate',
           severity: winner.header.type === 'process' ? 'warning' : 'info',
-          file: loser.file.path,
+          ...findingAt(loser.file),
           message: same
-            ? `Same UUID ${winner.header.uuid} and version ${winner.header.version} as ${winner.file.path} but different content; ${winner.file.path} is published. Raise the dataSetVersion of the changed file.`
-            : `UUID ${winner.header.uuid} version ${loser.header.version} is superseded by version ${winner.header.version} in ${winner.file.path}, which is published.`,
+            ? `Same UUID ${winner.header.uuid} and version ${winner.header.version} as ${inputLabel(winner.file)} but different content; ${inputLabel(winner.file)} is published. Raise the dataSetVersion of the changed file.`
+            : `UUID ${winner.header.uuid} version ${loser.header.version} is superseded by version ${winner.header.version} in ${inputLabel(winner.file)}, which is published.`,
         });
       }
     }
@@ -106,7 +109,7 @@ export async function buildCatalog(files: readonly InputFile[], discoveryFinding
       findings.push({
         ruleId: 'process-not-epd',
         severity: 'warning',
-        file: d.file.path,
+        ...findingAt(d.file),
         xpath: '/processDataSet/modellingAndValidation/LCIMethodAndAllocation/typeOfDataSet',
         message: `Not listed: typeOfDataSet is "${d.header.process?.typeOfDataSet ?? '(missing)'}", not "EPD". The dataset is still served at resource/processes/${d.header.uuid} for clients that reference it.`,
       });
@@ -122,7 +125,7 @@ interface ReadResult {
 }
 
 async function readOne(file: InputFile, opts: CatalogOptions): Promise<ReadResult> {
-  const at = (f: Omit<Finding, 'file'>): Finding => ({ file: file.path, ...f });
+  const at = (f: Omit<Finding, 'file'>): Finding => ({ ...findingAt(file), ...f });
   if (file.size > opts.maxFileSize) {
     return {
       findings: [at({ ruleId: 'input-too-large', severity: 'error', message: `The file is ${mb(file.size)} MB, over the ${mb(opts.maxFileSize)} MB limit; it was not read. Raise limits.maxFileSizeMB in the config (or --max-file-size) if it is genuine.` })],
@@ -130,7 +133,7 @@ async function readOne(file: InputFile, opts: CatalogOptions): Promise<ReadResul
   }
   let bytes: Buffer;
   try {
-    bytes = await readFile(file.abs);
+    bytes = file.bytes ? Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength) : await readFile(file.abs);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code ?? 'error';
     return { findings: [at({ ruleId: 'input-unreadable', severity: 'error', message: `The file cannot be read (${code}); check its permissions.` })] };
@@ -154,7 +157,8 @@ async function readOne(file: InputFile, opts: CatalogOptions): Promise<ReadResul
     }
     return { findings: extracted.findings.map(at) };
   }
-  const findings = checkDocument({ file: file.path, text: decoded.text, root: parsed.root, dataset: extracted.dataset });
+  // Checks see the entry name (file-name rules), findings get archive + entry.
+  const findings = checkDocument({ file: file.entry ?? file.path, text: decoded.text, root: parsed.root, dataset: extracted.dataset }).map((f) => ({ ...f, ...findingAt(file) }));
   if (findings.some((f) => f.severity === 'error')) return { findings };
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   return { dataset: { header: extracted.dataset, file, sha256 }, findings };

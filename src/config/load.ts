@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
+import { DEFAULT_ZIP_LIMITS, type ZipLimits } from '../read/zip.js';
 import { validateWithSchema } from '../schemas.js';
 import { parseHosts, type DeploySettings, type HostName } from '../hosts/index.js';
 
@@ -20,10 +21,12 @@ export interface ResolvedConfig {
   inputs: string[];
   out: string;
   pathSets: { default: boolean; v1: boolean };
-  limits: { maxFileSize: number };
+  limits: { maxFileSize: number; zip: ZipLimits };
   /** Hosts to emit configuration for (`build --host`). */
   hosts: HostName[];
   deploy: DeploySettings;
+  /** Missing references of published EPDs are errors (--require-dependencies). */
+  requireDependencies: boolean;
   /** Where relative paths were resolved from (config folder, else the working directory). */
   baseDir: string;
   configFile?: string;
@@ -38,6 +41,7 @@ export interface ConfigOverrides {
   /** Host names (comma lists allowed); replace the config's `hosts`. */
   hosts?: string[];
   deployOut?: string;
+  requireDependencies?: boolean;
 }
 
 interface RawConfig {
@@ -46,9 +50,10 @@ interface RawConfig {
   inputs?: string[];
   out?: string;
   pathSets?: { default?: boolean; v1?: boolean };
-  limits?: { maxFileSizeMB?: number };
+  limits?: { maxFileSizeMB?: number; maxZipSizeMB?: number; maxZipEntrySizeMB?: number; maxZipTotalSizeMB?: number; maxZipRatio?: number };
   hosts?: string[];
   deploy?: { out?: string; siteRoot?: string; serverName?: string; listen?: string | number };
+  requireDependencies?: boolean;
 }
 
 export const DEFAULT_NODE_ID = 'PO_NODE';
@@ -103,7 +108,16 @@ export function loadConfig(o: ConfigOverrides = {}): ResolvedConfig {
     inputs,
     out,
     pathSets: { default: raw.pathSets?.default ?? true, v1: raw.pathSets?.v1 ?? true },
-    limits: { maxFileSize: Math.round((raw.limits?.maxFileSizeMB ?? DEFAULT_MAX_FILE_MB) * 1024 * 1024) },
+    limits: {
+      maxFileSize: Math.round((raw.limits?.maxFileSizeMB ?? DEFAULT_MAX_FILE_MB) * 1024 * 1024),
+      zip: {
+        maxArchiveSize: raw.limits?.maxZipSizeMB ? Math.round(raw.limits.maxZipSizeMB * 1024 * 1024) : DEFAULT_ZIP_LIMITS.maxArchiveSize,
+        maxEntrySize: raw.limits?.maxZipEntrySizeMB ? Math.round(raw.limits.maxZipEntrySizeMB * 1024 * 1024) : DEFAULT_ZIP_LIMITS.maxEntrySize,
+        maxTotalSize: raw.limits?.maxZipTotalSizeMB ? Math.round(raw.limits.maxZipTotalSizeMB * 1024 * 1024) : DEFAULT_ZIP_LIMITS.maxTotalSize,
+        maxRatio: raw.limits?.maxZipRatio ?? DEFAULT_ZIP_LIMITS.maxRatio,
+      },
+    },
+    requireDependencies: o.requireDependencies ?? raw.requireDependencies ?? false,
     hosts: parseHosts(o.hosts?.length ? o.hosts : (raw.hosts ?? [])),
     // Host configs that do not belong in the published tree go to a sibling of it: <out>-deploy.
     deploy: {

@@ -2,11 +2,13 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Catalog } from '../catalog/build.js';
+import type { ReferenceReport } from '../catalog/references.js';
 import type { ResolvedConfig } from '../config/load.js';
 import { countFindings, type Finding } from '../findings.js';
 import { DATASET_TYPES } from '../parse/ilcd.js';
 import { childrenOf, parseXml } from '../parse/xml.js';
 import { GENERATOR_NAME, GENERATOR_VERSION } from '../version.js';
+import { SUB } from './dependencies.js';
 import { CONTENT_TYPES, type PlannedFile } from './plan.js';
 import { SAPI } from './soda4lca.js';
 
@@ -28,6 +30,8 @@ export interface HealthDoc {
   epds: { listed: number; expired: number; expiredUuids: string[] };
   datasets: Record<string, number>;
   inputs: { files: number; rejected: number; skipped: number; superseded: number; errors: number; warnings: number };
+  /** References followed from the published EPDs (src/catalog/references.ts). */
+  references?: { total: number; resolved: number; missing: number; external: number };
   checks: HealthCheck[];
   lists: { path: string; entries: number; sha256: string }[];
 }
@@ -38,7 +42,7 @@ export const HEALTH_PATHS = { default: 'healthz/index.json', v1: 'v1/healthz/ind
  * Verify the written tree (every listed EPD present and byte-identical to its input, list counts)
  * and describe the result. Static files cannot report live state, so this is the honest substitute.
  */
-export async function verifyAndDescribe(dir: string, catalog: Catalog, cfg: ResolvedConfig, builtAt: Date, findings: readonly Finding[]): Promise<HealthDoc> {
+export async function verifyAndDescribe(dir: string, catalog: Catalog, cfg: ResolvedConfig, builtAt: Date, findings: readonly Finding[], refs?: ReferenceReport): Promise<HealthDoc> {
   const checks: HealthCheck[] = [];
   const lists: HealthDoc['lists'] = [];
   const n = catalog.epds.length;
@@ -65,6 +69,15 @@ export async function verifyAndDescribe(dir: string, catalog: Catalog, cfg: Reso
     }
     checks.push({ id: 'resource/<type>/<uuid>', ok: bad.length === 0, detail: bad.length ? `${bad.length} dependent datasets missing or altered: ${bad.slice(0, 5).join(', ')}` : `${deps} dependent datasets present and byte-identical` });
 
+    if (refs?.documents.length) {
+      // Documents are copied like datasets: prove the served bytes are the input's.
+      const badDocs: string[] = [];
+      for (const sd of refs.documents) {
+        const want = createHash('sha256').update(sd.file.bytes ?? (await readFile(sd.file.abs))).digest('hex');
+        if ((await hashFile(join(dir, SUB.sourceFile(sd.source.header.uuid, sd.name)))) !== want) badDocs.push(`${sd.source.header.uuid}/${sd.name}`);
+      }
+      checks.push({ id: 'resource/sources/<uuid>/<file>', ok: badDocs.length === 0, detail: badDocs.length ? `${badDocs.length} source documents missing or altered: ${badDocs.slice(0, 5).join(', ')}` : `${refs.documents.length} source documents present and byte-identical` });
+    }
     const xmlPath = 'resource/processes/index.xml';
     const xml = await readFile(join(dir, xmlPath), 'utf8');
     const parsed = parseXml(xml);
@@ -100,6 +113,7 @@ export async function verifyAndDescribe(dir: string, catalog: Catalog, cfg: Reso
       errors: counts.error,
       warnings: counts.warning,
     },
+    ...(refs ? { references: { total: refs.total, resolved: refs.resolved, missing: refs.missing.length, external: refs.external } } : {}),
     checks,
     lists,
   };

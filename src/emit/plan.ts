@@ -1,7 +1,11 @@
 import type { Catalog } from '../catalog/build.js';
+import type { ReferenceReport } from '../catalog/references.js';
+import { planDependencyFiles } from './dependencies.js';
+import { planTypeLists } from './type-lists.js';
 import type { ResolvedConfig } from '../config/load.js';
 import { emitHosts } from '../hosts/index.js';
 import { DATASET_TYPES, UUID_RE } from '../parse/ilcd.js';
+import type { InputFile } from '../read/inputs.js';
 import { v1ListJson } from './draft-v1.js';
 import { renderIndexHtml } from './html.js';
 import { nodeInfoXml, processListJson, processListXml } from './soda4lca.js';
@@ -17,23 +21,27 @@ export interface PlannedFile {
   /** Relative to the output folder, `/` separators. */
   path: string;
   contentType: string;
-  source: { copy: string } | { text: string };
+  source: { copy: string } | { text: string } | { bytes: Uint8Array } | { make: () => Promise<Uint8Array> };
 }
 
 export interface PlanContext {
   catalog: Catalog;
   cfg: ResolvedConfig;
   builtAt: Date;
+  /** Dependencies of the EPDs: source documents, EPD PDFs, ZIP exports (absent: none planned). */
+  references?: ReferenceReport;
 }
 
 /** Every file of the site except the health documents, which are written from a check of this plan. */
-export function planSite({ catalog, cfg, builtAt }: PlanContext): PlannedFile[] {
+export function planSite({ catalog, cfg, builtAt, references }: PlanContext): PlannedFile[] {
   const files: PlannedFile[] = [];
   const add = (path: string, contentType: string, source: PlannedFile['source']) => files.push({ path, contentType, source });
   if (cfg.pathSets.default) {
     for (const t of DATASET_TYPES) {
-      for (const d of catalog.byType[t.type]) add(`resource/${t.folder}/${safeUuid(d.header.uuid)}`, CONTENT_TYPES.xml, { copy: d.file.abs });
+      for (const d of catalog.byType[t.type]) add(`resource/${t.folder}/${safeUuid(d.header.uuid)}`, CONTENT_TYPES.xml, inputSource(d.file));
     }
+    if (references) files.push(...planDependencyFiles(catalog.epds, references));
+    files.push(...planTypeLists(catalog, cfg));
     add('resource/processes/index.xml', CONTENT_TYPES.xml, { text: processListXml(catalog.epds, cfg) });
     add('resource/processes/index.json', CONTENT_TYPES.json, { text: processListJson(catalog.epds, cfg) });
     const nodeinfo = nodeInfoXml(cfg);
@@ -41,7 +49,7 @@ export function planSite({ catalog, cfg, builtAt }: PlanContext): PlannedFile[] 
     add('resource/nodeinfo/index.xml', CONTENT_TYPES.xml, { text: nodeinfo });
   }
   if (cfg.pathSets.v1) {
-    for (const d of catalog.epds) add(`v1/epds/${safeUuid(d.header.uuid)}`, CONTENT_TYPES.xml, { copy: d.file.abs });
+    for (const d of catalog.epds) add(`v1/epds/${safeUuid(d.header.uuid)}`, CONTENT_TYPES.xml, inputSource(d.file));
     add('v1/epds/index.json', CONTENT_TYPES.json, { text: v1ListJson(catalog.epds, cfg) });
   }
   add('index.html', CONTENT_TYPES.html, { text: renderIndexHtml({ catalog, cfg, builtAt }) });
@@ -49,6 +57,11 @@ export function planSite({ catalog, cfg, builtAt }: PlanContext): PlannedFile[] 
   files.push(...emitHosts(cfg.hosts ?? [], { cfg, site: files }).site);
   assertUniquePaths(files);
   return files;
+}
+
+/** Copy a file from disk, or emit the bytes of a ZIP entry held in memory. */
+export function inputSource(f: InputFile): PlannedFile['source'] {
+  return f.bytes ? { bytes: f.bytes } : { copy: f.abs };
 }
 
 /** UUIDs come from files: check again right where they become path segments. */

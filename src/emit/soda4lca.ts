@@ -96,6 +96,8 @@ export interface Soda4lcaJsonItem {
   classificId?: string;
   classificSystem?: string;
   type?: string;
+  /** Declared unit (soda4LCA shows it when the node enables reference products; po-node always does when resolvable). */
+  referenceFlows?: { name?: string; unit?: string; meanValue?: number; uuid: string }[];
   refYear?: number;
   validUntil?: number;
   compliance: { name?: string; uri?: string; uuid?: string }[];
@@ -130,6 +132,7 @@ export function processJsonItem(d: Dataset, cfg: ResolvedConfig): Soda4lcaJsonIt
     classificId: deepest?.classId,
     classificSystem: cls?.system,
     type: p.typeOfDataSet,
+    referenceFlows: d.declaredUnit ? [compact({ name: d.declaredUnit.name, unit: d.declaredUnit.unit, meanValue: d.declaredUnit.meanValue, uuid: d.declaredUnit.uuid })] : undefined,
     refYear: intYear(p.referenceYear),
     validUntil: intYear(p.validUntil),
     compliance: p.compliance.map((c) => compact({ name: complianceName(c), uri: c.uri, uuid: c.uuid })),

@@ -2,7 +2,7 @@ import { constants, existsSync, readdirSync, statSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, rename, rm, utimes, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, parse as parsePath, resolve } from 'node:path';
 import { OutputError } from '../errors.js';
-import { isInside } from '../read/inputs.js';
+import { isInside, isSafeDocumentName } from '../read/inputs.js';
 import type { PlannedFile } from './plan.js';
 
 /** Written into every site po-node builds, so a later build knows the folder is its own to replace. */
@@ -71,6 +71,8 @@ async function writeFiles(dir: string, files: readonly PlannedFile[], mtime?: Da
   await pool(files, 16, async (f) => {
     const to = target(dir, f.path);
     if ('copy' in f.source) await copyFile(f.source.copy, to, constants.COPYFILE_FICLONE);
+    else if ('bytes' in f.source) await writeFile(to, f.source.bytes);
+    else if ('make' in f.source) await writeFile(to, await f.source.make());
     else await writeFile(to, f.source.text);
     if (mtime) await utimes(to, mtime, mtime);
   });
@@ -78,7 +80,11 @@ async function writeFiles(dir: string, files: readonly PlannedFile[], mtime?: Da
 
 /** Resolve a planned path and prove it stays inside the output folder. */
 function target(dir: string, path: string): string {
-  if (!/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(path) || path.split('/').some((s) => s === '..' || s === '.')) {
+  // Folders are plain ASCII; the last segment may be a document name with spaces or non-ASCII.
+  const segs = path.split('/');
+  const last = segs.pop()!;
+  const plain = (s: string) => /^[A-Za-z0-9._-]+$/.test(s) && s !== '..' && s !== '.';
+  if (!segs.every(plain) || !(plain(last) || isSafeDocumentName(last))) {
     throw new Error(`internal: unsafe output path ${JSON.stringify(path)}`);
   }
   const to = resolve(dir, path);

@@ -1,5 +1,6 @@
 import type { Finding } from '../findings.js';
 import { DATASET_TYPES, NS, UUID_RE, VERSION_RE, type DatasetType } from './ilcd.js';
+import { extractLinks, type DatasetLinks } from './links.js';
 import { at, attr, child, childrenOf, langOf, type XNode } from './xml.js';
 
 export interface LangText {
@@ -58,6 +59,8 @@ export interface DatasetHeader {
   names: LangText[];
   /** Every GlobalReference in the dataset, for dependency resolution. */
   references: Ref[];
+  /** Declared-unit chain and digital files (src/parse/links.ts). */
+  links: DatasetLinks;
   process?: ProcessIndex;
 }
 
@@ -101,6 +104,7 @@ export function extractDataset(root: XNode): ExtractResult {
     version,
     names: info.type === 'process' ? texts(childrenOf(child(dsi, ns, 'name'), ns, 'baseName')) : otherNames(dsi, ns),
     references: collectRefs(root),
+    links: extractLinks(info.type, root),
   };
   if (info.type === 'process') header.process = processIndex(root, dsi, header.names);
   return { ok: true, dataset: header };
@@ -172,7 +176,7 @@ function texts(nodes: XNode[] | undefined): LangText[] {
   return (nodes ?? []).map((n) => ({ lang: langOf(n), value: n.text.trim() })).filter((t) => t.value !== '');
 }
 
-function ref(node: XNode, xpath: string): Ref {
+export function ref(node: XNode, xpath: string): Ref {
   const r: Ref = { descriptions: texts(childrenOf(node, C, 'shortDescription')), xpath };
   const uuid = attr(node, 'refObjectId')?.trim();
   const version = attr(node, 'version')?.trim();
@@ -190,7 +194,9 @@ function collectRefs(root: XNode): Ref[] {
   const out: Ref[] = [];
   const walk = (n: XNode, path: string) => {
     for (const c of n.children) {
-      const p = `${path}/${prefixFor(c.ns)}${c.name}`;
+      // Position among same-named siblings when there are several, so the XPath names one element.
+      const same = n.children.filter((x) => x.name === c.name && x.ns === c.ns);
+      const p = `${path}/${prefixFor(c.ns)}${c.name}${same.length > 1 ? `[${same.indexOf(c) + 1}]` : ''}`;
       if (c.attrs['refObjectId'] !== undefined && c.attrs['type'] !== undefined) out.push(ref(c, p));
       if (c.children.length) walk(c, p);
     }

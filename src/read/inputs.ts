@@ -5,7 +5,7 @@ import { InputError } from '../errors.js';
 import type { Finding } from '../findings.js';
 import { cmp } from '../findings.js';
 
-export type InputKind = 'xml' | 'document' | 'other';
+export type InputKind = 'xml' | 'document' | 'zip' | 'other';
 
 export interface InputFile {
   /** Path as shown to people: relative to the working directory, `/` separators. */
@@ -13,6 +13,9 @@ export interface InputFile {
   abs: string;
   size: number;
   kind: InputKind;
+  /** Entry path inside the ZIP at `abs` (src/read/zip.ts); its bytes are then held in `bytes`. */
+  entry?: string;
+  bytes?: Uint8Array;
 }
 
 export interface Discovery {
@@ -93,7 +96,7 @@ export async function discoverInputs(inputs: readonly string[], cwd: string): Pr
   }
   const files = [...byAbs.values()].sort((a, b) => cmp(a.path, b.path));
   for (const f of files) {
-    if (f.kind === 'other') {
+    if (f.kind === 'other' && f.entry === undefined) {
       findings.push({ ruleId: 'input-not-xml', severity: 'info', file: f.path, message: 'Skipped: not an XML file (only .xml datasets are read).' });
     }
   }
@@ -104,6 +107,7 @@ export async function discoverInputs(inputs: readonly string[], cwd: string): Pr
 function kindOf(abs: string): InputKind {
   const parts = abs.split(sep);
   if (parts.includes('external_docs')) return 'document';
+  if (/\.zip$/i.test(abs)) return 'zip';
   return /\.xml$/i.test(abs) ? 'xml' : 'other';
 }
 
@@ -126,4 +130,20 @@ export function toPosix(p: string): string {
 
 export function toDisplay(cwd: string, abs: string): string {
   return toPosix(relative(cwd, abs)) || '.';
+}
+
+/** How a file (or ZIP entry) is named in messages: `data.zip!ILCD/processes/x.xml`. */
+export function inputLabel(f: Pick<InputFile, 'path' | 'entry'>): string {
+  return f.entry !== undefined ? `${f.path}!${f.entry}` : f.path;
+}
+
+/** `file` and, for ZIP entries, `entry` of a finding about this input. */
+export function findingAt(f: Pick<InputFile, 'path' | 'entry'>): { file: string; entry?: string } {
+  return f.entry !== undefined ? { file: f.path, entry: f.entry } : { file: f.path };
+}
+
+/** One path segment fit as a served file name (spaces and non-ASCII allowed): no separators, control characters or dot names. */
+export function isSafeDocumentName(name: string): boolean {
+  // eslint-disable-next-line no-control-regex
+  return name.length > 0 && name.length <= 200 && !/[/\\\u0000-\u001f\u007f]/.test(name) && !name.startsWith('.') && name.trim() === name;
 }

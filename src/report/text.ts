@@ -32,6 +32,11 @@ export function formatBuildSummary(r: BuildResult, c: Palette): string {
   const lines: string[] = [];
   const rejected = s.rejected ? c.red(`${s.rejected} rejected`) : '0 rejected';
   lines.push(`${s.files} files read: ${s.datasets} datasets, ${c.bold(`${s.epds} EPDs`)} listed, ${rejected}, ${s.skipped} skipped, ${s.superseded} superseded`);
+  const refs = r.references;
+  if (refs.total) {
+    const miss = refs.missing.length ? c.yellow(`${refs.missing.length} missing`) : '0 missing';
+    lines.push(`References of the EPDs: ${refs.resolved} of ${refs.total} resolved, ${miss}${refs.external ? `, ${refs.external} web links not checked` : ''} (docs/dependencies.md)`);
+  }
   lines.push(`${s.errors ? c.red(`${s.errors} errors`) : '0 errors'}, ${s.warnings ? c.yellow(`${s.warnings} warnings`) : '0 warnings'}`);
   if (r.written) {
     const status = r.status === 'ok' ? c.green('ok') : r.status === 'degraded' ? c.yellow('degraded') : c.red(r.status);

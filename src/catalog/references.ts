@@ -1,0 +1,271 @@
+import { posix } from 'node:path';
+import type { Finding } from '../findings.js';
+import { cmp } from '../findings.js';
+import type { Ref } from '../parse/extract.js';
+import { DATASET_TYPES, typeInfo, type DatasetType } from '../parse/ilcd.js';
+import { findingAt, inputLabel, isSafeDocumentName, type InputFile } from '../read/inputs.js';
+import type { Catalog, Dataset } from './build.js';
+
+/**
+ * How far references are followed from an EPD: its own references (depth 1) and theirs (depth 2),
+ * as soda4LCA's ZIP export does. The declared-unit chain (flow → flow property → unit group) and the
+ * digital files of every source reached are always followed to the end.
+ */
+export const REFERENCE_DEPTH = 2;
+
+/** The declared unit of an EPD, as soda4LCA's JSON list shows it in `referenceFlows`. */
+export interface DeclaredUnit {
+  /** Reference flow (product) name and UUID. */
+  name?: string;
+  uuid: string;
+  /** Reference unit of the unit group, e.g. `m2`; from the reference's short description when the unit group is absent. */
+  unit?: string;
+  /** The reference exchange's meanAmount (usually 1). */
+  meanValue?: number;
+}
+
+/** A document file a source points to, resolved to an input in `external_docs/`. */
+export interface SourceDocument {
+  source: Dataset;
+  /** File name as served: `/resource/sources/<uuid>/<name>`. */
+  name: string;
+  file: InputFile;
+}
+
+export interface MissingReference {
+  /** Referencing input (file and ZIP entry). */
+  file: string;
+  entry?: string;
+  xpath: string;
+  /** Dataset type label, or `digital file`. */
+  type: string;
+  uuid?: string;
+  uri?: string;
+  /** UUID of an EPD whose dependencies include it. */
+  epd: string;
+}
+
+export interface ReferenceReport {
+  /** Distinct references followed (referencing dataset + XPath + target), resolved and missing. */
+  total: number;
+  resolved: number;
+  missing: MissingReference[];
+  /** References to web URLs (digital files): counted, not fetched. */
+  external: number;
+  /** Per EPD UUID: every dataset and document it depends on (for the ZIP export), sorted. */
+  closures: Map<string, { datasets: Dataset[]; documents: SourceDocument[] }>;
+  /** Every resolved source document, once per (source, name). */
+  documents: SourceDocument[];
+  /** Per EPD UUID: the PDF of the EPD, when one of its sources resolves to a .pdf. */
+  epdPdf: Map<string, SourceDocument>;
+}
+
+const TYPE_BY_LABEL = new Map<string, DatasetType>(DATASET_TYPES.map((t) => [t.label.toLowerCase(), t.type]));
+
+/**
+ * Follow the references of every published EPD, resolve declared units and source documents, and
+ * report what the input lacks: warnings, or errors that unlist the EPD when `require` is set.
+ */
+export function checkReferences(catalog: Catalog, opts: { require: boolean }): { report: ReferenceReport; findings: Finding[] } {
+  const index = new Map<string, Dataset>();
+  for (const t of DATASET_TYPES) for (const d of catalog.byType[t.type]) index.set(`${t.type}/${d.header.uuid}`, d);
+  const lookup = (r: Ref | undefined, fallback?: DatasetType): Dataset | undefined => {
+    if (!r?.uuid) return undefined;
+    const type = (r.type && TYPE_BY_LABEL.get(r.type.toLowerCase())) || fallback;
+    return type ? index.get(`${type}/${r.uuid}`) : undefined;
+  };
+  const docs = documentIndex(catalog.documents);
+
+  const seen = new Map<string, boolean>(); // edge -> resolved
+  const missing: MissingReference[] = [];
+  const missingKeys = new Set<string>();
+  let external = 0;
+  const externalSeen = new Set<string>();
+  const allDocs = new Map<string, SourceDocument>();
+  const closures: ReferenceReport['closures'] = new Map();
+  const epdPdf: ReferenceReport['epdPdf'] = new Map();
+  const severity = opts.require ? 'error' : 'warning';
+  const findings: Finding[] = [];
+  const failed = new Set<string>();
+
+  const edge = (from: Dataset, xpath: string, ok: boolean, epd: string, what: { type: string; uuid?: string; uri?: string }) => {
+    const key = `${inputLabel(from.file)}#${xpath}#${what.uuid ?? what.uri ?? ''}`;
+    if (!ok) failed.add(epd);
+    if (seen.has(key)) return;
+    seen.set(key, ok);
+    if (ok || missingKeys.has(key)) return;
+    missingKeys.add(key);
+    const at = findingAt(from.file);
+    missing.push({ ...at, xpath, ...what, epd });
+  };
+
+  for (const epd of catalog.epds) {
+    const datasets = new Map<string, Dataset>();
+    const documents = new Map<string, SourceDocument>();
+    const visit = (d: Dataset, depth: number) => {
+      const key = `${d.header.type}/${d.header.uuid}`;
+      const known = datasets.has(key);
+      datasets.set(key, d);
+      if (d.header.type === 'source') {
+        for (const f of d.header.links.digitalFiles ?? []) {
+          if (/^[a-z][a-z0-9+.-]*:/i.test(f.uri)) {
+            if (!externalSeen.has(`${d.header.uuid}#${f.xpath}`)) external++;
+            externalSeen.add(`${d.header.uuid}#${f.xpath}`);
+            continue;
+          }
+          const name = documentName(f.uri);
+          const file = name ? pickDocument(docs.get(name), d.file) : undefined;
+          edge(d, f.xpath, !!file, epd.header.uuid, { type: 'digital file', uri: f.uri });
+          if (file && name) {
+            const sd = allDocs.get(`${d.header.uuid}/${name}`) ?? { source: d, name, file };
+            allDocs.set(`${d.header.uuid}/${name}`, sd);
+            documents.set(`${d.header.uuid}/${name}`, sd);
+          }
+        }
+      }
+      if (known || depth >= REFERENCE_DEPTH) return;
+      for (const r of d.header.references) {
+        if (!r.uuid) continue;
+        const target = lookup(r);
+        edge(d, r.xpath, !!target, epd.header.uuid, { type: r.type ?? '', uuid: r.uuid });
+        if (target) visit(target, depth + 1);
+      }
+    };
+    visit(epd, 0);
+    // Declared unit chain, followed to the unit group whatever the depth.
+    const unit = declaredUnit(epd, lookup, (d) => visit(d, REFERENCE_DEPTH), (from, r) => edge(from, r.xpath, false, epd.header.uuid, { type: r.type ?? '', uuid: r.uuid! }));
+    if (unit) epd.declaredUnit = unit;
+    datasets.delete(`process/${epd.header.uuid}`);
+    const byPath = (a: Dataset, b: Dataset) => cmp(a.header.type, b.header.type) || cmp(a.header.uuid, b.header.uuid);
+    const docList = [...documents.values()].sort((a, b) => cmp(a.source.header.uuid, b.source.header.uuid) || cmp(a.name, b.name));
+    closures.set(epd.header.uuid, { datasets: [...datasets.values()].sort(byPath), documents: docList });
+    const pdf = findEpdPdf(epd, lookup, docList);
+    if (pdf) epdPdf.set(epd.header.uuid, pdf);
+  }
+
+  // Every published source serves its files, reached from an EPD or not (clients may open any source).
+  for (const src of catalog.byType.source) {
+    for (const f of src.header.links.digitalFiles ?? []) {
+      if (/^[a-z][a-z0-9+.-]*:/i.test(f.uri)) continue;
+      const name = documentName(f.uri);
+      const file = name ? pickDocument(docs.get(name), src.file) : undefined;
+      if (file && name && !allDocs.has(`${src.header.uuid}/${name}`)) allDocs.set(`${src.header.uuid}/${name}`, { source: src, name, file });
+    }
+  }
+  const used = new Set([...allDocs.values()].map((sd) => sd.file));
+  for (const f of catalog.documents) {
+    if (!used.has(f)) findings.push({ ruleId: 'document-unreferenced', severity: 'info', ...findingAt(f), message: 'Not published: no source dataset references this file in referenceToDigitalFile/@uri.' });
+  }
+
+  for (const m of missing) {
+    findings.push({
+      ruleId: 'reference-missing',
+      severity,
+      file: m.file,
+      ...(m.entry !== undefined ? { entry: m.entry } : {}),
+      xpath: m.xpath,
+      message:
+        m.type === 'digital file'
+          ? `The digital file "${m.uri}" is not in the input's external_docs folder; clients following /resource/sources/<uuid>/<file> get 404. Add the file to external_docs or correct the @uri.`
+          : `Referenced ${m.type || 'dataset'} ${m.uuid} is not in the input, so /resource/${folderOf(m.type)}/${m.uuid} answers 404; add it (export the EPD with its dependencies) or correct the reference.`,
+    });
+  }
+  if (opts.require && failed.size) {
+    // Errors reject: EPDs with missing dependencies are not listed (still served for direct links).
+    const before = catalog.epds.length;
+    catalog.epds = catalog.epds.filter((d) => !failed.has(d.header.uuid));
+    catalog.stats.rejectedFiles += before - catalog.epds.length;
+  }
+  let resolved = 0;
+  for (const ok of seen.values()) if (ok) resolved++;
+  missing.sort((a, b) => cmp(a.file, b.file) || cmp(a.entry ?? '', b.entry ?? '') || cmp(a.xpath, b.xpath));
+  const documents = [...allDocs.values()].sort((a, b) => cmp(a.source.header.uuid, b.source.header.uuid) || cmp(a.name, b.name));
+  return { report: { total: seen.size, resolved, missing, external, closures, documents, epdPdf }, findings };
+}
+
+/**
+ * The PDF of the EPD: the source at `epd2:referenceToOriginalEPD` (format v1.2), else a source the
+ * EPD references whose short description or file name says "EPD" (ÖKOBAUDAT puts it among the LCA
+ * method details, next to the PCRs); its first PDF file in document order.
+ */
+function findEpdPdf(epd: Dataset, lookup: (r: Ref | undefined) => Dataset | undefined, docs: readonly SourceDocument[]): SourceDocument | undefined {
+  const pdfOf = (src: Dataset | undefined) => docs.find((sd) => sd.source === src && /\.pdf$/i.test(sd.name));
+  const sourceRefs = epd.header.references.filter((r) => lookup(r)?.header.type === 'source');
+  for (const r of sourceRefs) if (r.xpath.endsWith('/epd2:referenceToOriginalEPD')) return pdfOf(lookup(r));
+  for (const r of sourceRefs) {
+    const src = lookup(r);
+    const pdf = pdfOf(src);
+    const says = (t: string | undefined) => !!t && /\bEPD\b/i.test(t) && !/\bPCR\b|Produktkategorie/i.test(t);
+    if (pdf && (r.descriptions.some((d) => says(d.value)) || says(pdf.name))) return pdf;
+  }
+  return undefined;
+}
+
+function folderOf(label: string): string {
+  const t = TYPE_BY_LABEL.get(label.toLowerCase());
+  return t ? typeInfo(t).folder : '<type>';
+}
+
+function declaredUnit(
+  epd: Dataset,
+  lookup: (r: Ref | undefined, fallback?: DatasetType) => Dataset | undefined,
+  visit: (d: Dataset) => void,
+  lost: (from: Dataset, r: Ref) => void,
+): DeclaredUnit | undefined {
+  const rf = epd.header.links.referenceFlow;
+  if (!rf?.ref.uuid) return undefined;
+  const out: DeclaredUnit = { uuid: rf.ref.uuid };
+  const mean = Number(rf.meanAmount);
+  if (rf.meanAmount !== undefined && Number.isFinite(mean)) out.meanValue = mean;
+  const flow = lookup(rf.ref, 'flow');
+  out.name = pick(flow?.header.names) ?? pick(rf.ref.descriptions);
+  if (!flow) return out;
+  visit(flow);
+  const fp = flow.header.links.referenceFlowProperty;
+  const prop = lookup(fp?.ref, 'flowproperty');
+  if (fp && !prop && fp.ref.uuid) lost(flow, fp.ref);
+  if (!prop) return out;
+  visit(prop);
+  const ugRef = prop.header.links.referenceUnitGroup;
+  const ug = lookup(ugRef, 'unitgroup');
+  if (ugRef && !ug && ugRef.uuid) lost(prop, ugRef);
+  if (ug) visit(ug);
+  out.unit = ug?.header.links.referenceUnit ?? (ugRef ? pick(ugRef.descriptions) : undefined);
+  return out;
+}
+
+function pick(texts: { lang: string; value: string }[] | undefined): string | undefined {
+  if (!texts?.length) return undefined;
+  return (texts.find((t) => t.lang === 'en') ?? texts[0])!.value;
+}
+
+/** The file name of a digital-file @uri: `name.pdf`, `../external_docs/name.pdf`; undefined when unsafe. */
+export function documentName(uri: string): string | undefined {
+  let u = uri.replace(/\\/g, '/');
+  try {
+    u = decodeURIComponent(u);
+  } catch {
+    // keep as written
+  }
+  const name = posix.basename(u).normalize('NFC');
+  return isSafeDocumentName(name) ? name : undefined;
+}
+
+
+function documentIndex(files: readonly InputFile[]): Map<string, InputFile[]> {
+  const m = new Map<string, InputFile[]>();
+  for (const f of files) {
+    const name = posix.basename(f.entry ?? f.path).normalize('NFC');
+    const list = m.get(name) ?? [];
+    list.push(f);
+    m.set(name, list);
+  }
+  return m;
+}
+
+/** Same name in several exports: prefer the file from the source's own export (ILCD folder). */
+function pickDocument(candidates: InputFile[] | undefined, from: InputFile): InputFile | undefined {
+  if (!candidates?.length) return undefined;
+  const root = (f: InputFile) => posix.dirname(posix.dirname(inputLabel(f)));
+  return candidates.find((c) => root(c) === root(from)) ?? [...candidates].sort((a, b) => cmp(inputLabel(a), inputLabel(b)))[0];
+}
