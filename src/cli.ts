@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { build, type BuildOptions } from './build.js';
+import { registerCheck } from './commands/check.js';
 import { PoNodeError } from './errors.js';
 import { palette } from './report/color.js';
 import { buildReportJson } from './report/json.js';
@@ -104,5 +105,6 @@ Examples:
       }
       setExit(result.ok ? 0 : 1);
     });
+  registerCheck(program, io, setExit);
   return program;
 }
