@@ -273,7 +273,7 @@ async function crawl(target: string, base: string, local: boolean, o: CheckOptio
       o.onProgress?.({ phase: 'epds', done, total: work.length });
       const u = e.uuid.toLowerCase();
       if (r.status !== 200) {
-        fail('list', `${path} is listed but not retrievable: ${describe({ ...r, url: path })}`);
+        fail('list', `${path} is listed but not retrievable: ${r.status === 0 ? `no response (${r.error})` : `HTTP ${r.status}`}`);
         if (r.status === 0 || r.status >= 500) fail('endpoints', describe({ ...r, url: path }));
         return;
       }
@@ -297,7 +297,7 @@ async function crawl(target: string, base: string, local: boolean, o: CheckOptio
     }),
   );
   for (const u of invalid) valid.delete(u);
-  if (listed.size) pass('epds-valid', `${valid.size} of ${listed.size} listed EPDs valid${findings.some((f) => f.severity === 'warning') ? ` (${findings.filter((f) => f.severity === 'warning').length} warning(s))` : ''}`);
+  if (listed.size) pass('epds-valid', `${valid.size} of ${retrieved.size} retrieved EPDs valid (${listed.size} listed)${findings.some((f) => f.severity === 'warning') ? ` (${findings.filter((f) => f.severity === 'warning').length} warning(s))` : ''}`);
   else if (primary) fail('epds-valid', 'the list holds no EPDs');
   else fail('epds-valid', 'no list could be read, so no EPD was checked');
   pass('list', `${retrieved.size} of ${listed.size} listed EPDs retrievable at ${datasetPaths.map((p) => `${p}<uuid>`).join(' and ')}`);
