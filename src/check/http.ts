@@ -31,6 +31,7 @@ export interface HttpOptions {
 export const USER_AGENT = 'po-node-check (+https://github.com/po-node/po-node)';
 const MAX_BODY = 64 * 1024 * 1024;
 const MAX_BACKOFF_MS = 10_000;
+const EMPTY = new Uint8Array();
 
 export class HttpClient {
   readonly log: FetchResult[] = [];
@@ -51,7 +52,8 @@ export class HttpClient {
         const wait = Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : (this.o.backoffMs ?? 500) * 2 ** (attempt - 1);
         await sleep(Math.min(wait, MAX_BACKOFF_MS));
       }
-      this.log.push(r);
+      // The log keeps timings and headers only: bodies of thousands of EPDs must not pile up.
+      this.log.push({ ...r, body: EMPTY });
       return r;
     } finally {
       this.release();

@@ -121,9 +121,17 @@ async function crawl(target: string, base: string, local: boolean, o: CheckOptio
   const rel = (url: string) => (url.startsWith(base) ? url.slice(base.length) || '/' : url);
   o.onProgress?.({ phase: 'start', baseUrl: base });
 
+  // Documents fetched once; the fixed endpoints are requested together up front (within the concurrency
+  // limit), so a slow or hanging node costs one timeout round, not one per endpoint.
+  const pending = new Map<string, Promise<FetchResult>>();
+  const fetchOnce = (path: string): Promise<FetchResult> => {
+    let p = pending.get(path);
+    if (!p) pending.set(path, (p = http.get(base + path)));
+    return p;
+  };
   /** GET an API document: status 200 and the expected content type, else evidence. */
   const getDoc = async (path: string, kind: 'xml' | 'json'): Promise<FetchResult | undefined> => {
-    const r = await http.get(base + path);
+    const r = await fetchOnce(path);
     if (r.status !== 200) {
       fail('endpoints', describe({ ...r, url: path }));
       return undefined;
@@ -136,6 +144,15 @@ async function crawl(target: string, base: string, local: boolean, o: CheckOptio
     if (!good) fail('content-types', `${rel(r.url)} answered Content-Type "${r.headers['content-type'] ?? '(none)'}"; expected ${kind === 'xml' ? 'application/xml or text/xml' : 'application/json'}`);
   };
   const text = (r: FetchResult) => new TextDecoder().decode(r.body);
+
+  const pageSize = o.pageSize ?? 500;
+  const listUrl = (path: string, kind: 'xml' | 'json', start: number, size: number) => `${path}?${kind === 'json' ? 'format=json&' : ''}startIndex=${start}&pageSize=${size}`;
+  for (const p of [
+    ...(sets.includes('default') ? ['/nodeinfo', '/resource/nodeinfo', '/healthz', listUrl('/resource/processes', 'xml', 0, pageSize), listUrl('/resource/processes', 'json', 0, pageSize)] : []),
+    ...(sets.includes('v1') ? ['/v1/healthz', listUrl('/v1/epds', 'json', 0, pageSize)] : []),
+  ]) {
+    void fetchOnce(p);
+  }
 
   // nodeinfo (default set): both paths, same baseURL.
   const baseUrls = new Map<string, string>();
@@ -181,9 +198,8 @@ async function crawl(target: string, base: string, local: boolean, o: CheckOptio
 
   // Lists, with paging as a dynamic soda4LCA node would be read.
   o.onProgress?.({ phase: 'lists' });
-  const pageSize = o.pageSize ?? 500;
   const crawlList = async (path: string, kind: 'xml' | 'json', parse: (r: FetchResult) => { total?: number; entries: Entry[] } | string): Promise<ListResult> => {
-    const url = (start: number, size: number) => `${path}?${kind === 'json' ? 'format=json&' : ''}startIndex=${start}&pageSize=${size}`;
+    const url = (start: number, size: number) => listUrl(path, kind, start, size);
     const entries: Entry[] = [];
     let total: number | undefined;
     let start = 0;
