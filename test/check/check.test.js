@@ -195,6 +195,37 @@ check('a host that pages: all pages are read until the total (pageSize 2)', asyn
   assert.ok(r.notes.includes('/resource/processes: the host honours startIndex/pageSize'), r.notes.join('\n'));
 });
 
+check('health saying "fail", built in the future or too old -> health fails with each reason', async () => {
+  const { front } = await node({
+    breakSite: (out) => {
+      const p = join(out, 'healthz/index.json');
+      const doc = JSON.parse(readFileSync(p, 'utf8'));
+      Object.assign(doc, { status: 'fail', reasons: ['disk full'], builtAt: '2027-01-01T00:00:00.000Z' });
+      writeFileSync(p, JSON.stringify(doc));
+    },
+  });
+  const r = await runCheck(front.url, { ...FAST, paths: 'default' });
+  failsWith(r, { health: /\/healthz says status "fail": disk full/ });
+  assert.ok(item(r, 'health').evidence.some((e) => /builtAt 2027-01-01T00:00:00.000Z is in the future/.test(e)));
+  const { front: f2 } = await node();
+  const old = await runCheck(f2.url, { ...FAST, now: new Date('2026-03-01T00:00:00Z'), maxAgeDays: 30 });
+  failsWith(old, { health: /builtAt 2026-01-02T03:04:05.000Z is 57.9 days old, over --max-age 30/ });
+});
+
+check('XML and JSON lists that disagree -> list fails, naming the UUID', async () => {
+  const { front } = await node({
+    breakSite: (out) => {
+      const p = join(out, 'resource/processes/index.json');
+      const doc = JSON.parse(readFileSync(p, 'utf8'));
+      doc.data = doc.data.filter((d) => d.uuid !== EPD.uuid);
+      doc.totalCount = doc.data.length;
+      writeFileSync(p, JSON.stringify(doc));
+    },
+  });
+  const r = await runCheck(front.url, FAST);
+  failsWith(r, { list: new RegExp(`/resource/processes\\?format=json lacks 1 EPD\\(s\\) listed by /resource/processes: ${EPD.uuid}`) });
+});
+
 check('CLI: check <folder> serves it locally; --json is schema-valid; exit 0', async () => {
   const { out } = await buildExample();
   const io = fakeIo();
