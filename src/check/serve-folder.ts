@@ -1,23 +1,25 @@
 import { createServer } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
 import { resolve, sep } from 'node:path';
-import { PoNodeError } from '../errors.js';
+import { InputError } from '../errors.js';
 import { isInside } from '../read/inputs.js';
 
 /**
  * Serve a built site folder on 127.0.0.1 so `check <folder>` can read it over HTTP like the portal.
  *
- * TEMPORARY: a minimal stand-in for the local server of `po-node serve` (issue 5), which did not exist
- * when this was written. At merge, replace the body with a call to that server; callers only use this
- * function. Mapping (as the emitted host configurations do): a folder answers index.xml, or index.json
- * with format=json (or when it has no index.xml); extensionless files are application/xml.
+ * TEMPORARY: a minimal stand-in for the local server of `po-node serve` (issue 5), which was not on this
+ * branch when this was written. At merge, replace this file's body with (callers only use this function):
+ *   import { createSiteServer } from '../serve/server.js';
+ *   const s = createSiteServer(dir, { port: 0 });   // throws InputError for a folder that is no built site
+ *   const { url } = await s.listen();
+ *   return { url, close: () => s.close() };
+ * Mapping here (as the emitted host configurations do): a folder answers index.xml, or index.json with
+ * format=json (or when it has no index.xml); extensionless files are application/xml; no paging.
  */
 export async function serveFolderForCheck(dir: string): Promise<{ url: string; close(): Promise<void> }> {
   const root = resolve(dir);
-  try {
-    if (!(await stat(root)).isDirectory()) throw new Error('not a folder');
-  } catch {
-    throw new PoNodeError(`${dir} is not a folder`, { hint: 'pass a built site folder (po-node build --out) or a base URL (https://...)' });
+  if (!(await isFile(resolve(root, 'resource/processes/index.xml'))) && !(await isFile(resolve(root, 'v1/epds/index.json')))) {
+    throw new InputError(`${dir} is not a built po-node site (no resource/processes/index.xml or v1/epds/index.json)`, { hint: 'pass the output folder of po-node build, or the node base URL (https://...)' });
   }
   const server = createServer((req, res) => {
     void (async () => {
@@ -66,6 +68,14 @@ export async function serveFolderForCheck(dir: string): Promise<{ url: string; c
 async function isDir(p: string): Promise<boolean> {
   try {
     return (await stat(p)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+async function isFile(p: string): Promise<boolean> {
+  try {
+    return (await stat(p)).isFile();
   } catch {
     return false;
   }

@@ -248,7 +248,7 @@ check('CLI: text checklist, exit 1 when not ready; exit 2 on usage errors', asyn
   assert.match(io.out(), /NOT READY: \d of 7 checklist items fail: .*list/);
   const bad = fakeIo();
   assert.is(await main(['node', 'po-node', 'check', join(out, 'nope')], bad), 2);
-  assert.match(bad.err(), /is not a folder/);
+  assert.match(bad.err(), /is not a built po-node site/);
   assert.is(await main(['node', 'po-node', 'check', out, '--paths', 'x'], fakeIo()), 2);
   assert.is(await main(['node', 'po-node', 'check', out, '--concurrency', '0'], fakeIo()), 2);
 });
