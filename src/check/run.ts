@@ -295,7 +295,7 @@ async function crawl(target: string, base: string, local: boolean, o: CheckOptio
       }
       typeCheck(r, 'xml');
       retrieved.add(u);
-      const v = validateFetchedEpd(r.body, path);
+      const v = await validateFetchedEpd(r.body, path);
       for (const f of v.findings) if (findings.length < MAX_FINDINGS && f.severity !== 'info') findings.push(f);
       const errors = v.findings.filter((f) => f.severity === 'error');
       if (errors.length) {

@@ -12,9 +12,10 @@ export interface EpdValidation {
 
 /**
  * Validate one fetched EPD with the same checks `build` runs on an input file. The single entry point
- * `check` uses: when the full validation (XSD, ECO rules) lands, switch this body to it.
+ * `check` uses: when the full validation (XSD, ECO rules) lands, switch this body to it. Async already,
+ * because XSD validation (xmllint-wasm) is.
  */
-export function validateFetchedEpd(bytes: Uint8Array, file: string): EpdValidation {
+export async function validateFetchedEpd(bytes: Uint8Array, file: string): Promise<EpdValidation> {
   const decoded = decodeXml(bytes);
   if (!decoded.ok) return { findings: [{ ...decoded.finding, file }] };
   const parsed = parseXml(decoded.text);
