@@ -6,4 +6,4 @@ export { type HealthDoc } from './emit/health.js';
 export { PoNodeError, ConfigError, InputError, OutputError } from './errors.js';
 export { validateWithSchema, type SchemaName } from './schemas.js';
 export { GENERATOR_VERSION as version } from './version.js';
-export { runCheck, CHECK_ITEMS, type CheckReport, type CheckOptions, type CheckItem, type CheckItemId } from './check/run.js';
+export { runCheck, CHECK_ITEMS, type CheckReport, type CheckRunOptions, type CheckItem, type CheckItemId } from './check/run.js';

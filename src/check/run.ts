@@ -49,7 +49,7 @@ export interface CheckReport {
 
 export type CheckProgress = { phase: 'start'; baseUrl: string } | { phase: 'lists' } | { phase: 'epds'; done: number; total: number } | { phase: 'done' };
 
-export interface CheckOptions {
+export interface CheckRunOptions {
   paths?: PathSetChoice;
   concurrency?: number;
   /** Seconds per request attempt. */
@@ -83,7 +83,7 @@ interface ListResult {
 }
 
 /** Check a base URL (http/https) or a built site folder, which is served on 127.0.0.1 for the duration. */
-export async function runCheck(target: string, o: CheckOptions = {}): Promise<CheckReport> {
+export async function runCheck(target: string, o: CheckRunOptions = {}): Promise<CheckReport> {
   const concurrency = o.concurrency ?? 4;
   const timeoutS = o.timeoutS ?? 30;
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 32) throw new PoNodeError(`--concurrency ${concurrency} is out of range`, { hint: 'use 1 to 32 (default 4); be polite to the node' });
@@ -108,7 +108,7 @@ export async function runCheck(target: string, o: CheckOptions = {}): Promise<Ch
   }
 }
 
-async function crawl(target: string, base: string, local: boolean, o: CheckOptions, s: { concurrency: number; timeoutS: number; paths: PathSetChoice }): Promise<CheckReport> {
+async function crawl(target: string, base: string, local: boolean, o: CheckRunOptions, s: { concurrency: number; timeoutS: number; paths: PathSetChoice }): Promise<CheckReport> {
   const started = Date.now();
   const now = o.now ?? new Date();
   const http = new HttpClient({ concurrency: s.concurrency, timeoutS: s.timeoutS, retries: o.retries ?? 2, backoffMs: o.backoffMs ?? 500, origin: ORIGIN });
