@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { build, type BuildOptions } from './build.js';
+import { registerCheck } from './commands/check.js';
 import { PoNodeError } from './errors.js';
 import { palette } from './report/color.js';
 import { buildReportJson } from './report/json.js';
@@ -141,5 +142,6 @@ search=true with name=<terms> (every term, any case); version=<NN.NN.NNN> on /re
       const written = initCommand({ ...o, cwd: process.cwd() });
       for (const f of written) io.stderr.write(`wrote ${f}\n`);
     });
+  registerCheck(program, io, setExit);
   return program;
 }

@@ -10,3 +10,4 @@ export { createSiteServer, type SiteServer, type SiteServerOptions } from './ser
 export { HOSTS, HOST_NAMES, parseHosts, type HostName } from './hosts/index.js';
 export { type ReferenceReport, type MissingReference, type DeclaredUnit } from './catalog/references.js';
 export { type ZipLimits, DEFAULT_ZIP_LIMITS } from './read/zip.js';
+export { runCheck, CHECK_ITEMS, type CheckReport, type CheckRunOptions, type CheckItem, type CheckItemId } from './check/run.js';

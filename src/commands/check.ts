@@ -1,0 +1,59 @@
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { checkProgressReporter, formatCheckReport } from '../check/format.js';
+import { runCheck, type PathSetChoice } from '../check/run.js';
+import { palette } from '../report/color.js';
+
+interface CheckIo {
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+  env: NodeJS.ProcessEnv;
+}
+
+/** `po-node check`: exit 0 only when every checklist item passes, 1 when not ready, 2 on usage errors. */
+export function registerCheck(program: Command, io: CheckIo, setExit: (code: number) => void): void {
+  program
+    .command('check')
+    .description('Read a node the way the ECO Portal does and print the readiness checklist (exit 0 only when ready).')
+    .argument('<target>', 'the node base URL (without /resource), or a built site folder to serve locally and check')
+    .addOption(new Option('--paths <set>', 'path set(s) to check').choices(['default', 'v1', 'both']).default('default'))
+    .option('--json', 'print the check report as JSON on stdout (schemas/check-report.schema.json)')
+    .option('--concurrency <n>', 'requests in flight at most (1-32)', int, 4)
+    .option('--timeout <seconds>', 'seconds per request attempt', num, 30)
+    .option('--retries <n>', 'retries of a failed request (timeouts, 429, 5xx), with exponential backoff (0-5)', int, 2)
+    .option('--max-age <days>', "fail when health's builtAt is older than this", num)
+    .option('-q, --quiet', 'no progress output')
+    .addHelpText(
+      'after',
+      `
+Checklist: endpoints functional; EPDs valid; health reflects the real state; list complete and consistent;
+content types; CORS; base URL consistent with nodeinfo. Also reported: caching headers, response times.
+
+Examples:
+  $ po-node check https://epd.example.org/node
+  $ po-node check site --paths both --json > check-report.json`,
+    )
+    .action(async (target: string, o: { paths: PathSetChoice; json?: boolean; concurrency: number; timeout: number; retries: number; maxAge?: number; quiet?: boolean }) => {
+      const report = await runCheck(target, {
+        paths: o.paths,
+        concurrency: o.concurrency,
+        timeoutS: o.timeout,
+        retries: Math.min(5, Math.max(0, o.retries)),
+        ...(o.maxAge !== undefined ? { maxAgeDays: o.maxAge } : {}),
+        onProgress: checkProgressReporter(io.stderr, !o.json && !o.quiet),
+      });
+      if (o.json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      else io.stdout.write(`${formatCheckReport(report, palette(io.stdout, io.env))}\n`);
+      setExit(report.ready ? 0 : 1);
+    });
+}
+
+function int(v: string): number {
+  if (!/^\d+$/.test(v)) throw new InvalidArgumentError('expected a whole number');
+  return Number(v);
+}
+
+function num(v: string): number {
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number');
+  return n;
+}
