@@ -27,6 +27,10 @@ I('writes a commented, schema-valid config and the GitHub Pages workflow', () =>
   assert.match(wf, /pages: write\n\s+id-token: write/);
   assert.match(wf, /npx po-node build --config po-node\.config\.json --out site --host github-pages --strict/);
   assert.match(r.stderr, /wrote po-node\.config\.json/);
+  // The scheduled readiness job runs `check` against the configured base URL, and only it runs on the schedule.
+  assert.match(wf, /schedule:\n\s+- cron: "17 5 \* \* \*"/);
+  assert.match(wf, /npx po-node check "\$\(node -p "require\('\.\/po-node\.config\.json'\)\.baseUrl"\)" --paths both/);
+  assert.match(wf, /build:\n\s+if: github\.event_name != 'schedule'/);
 });
 
 I('s3-cloudfront gets the S3 workflow that runs the emitted upload script', () => {
