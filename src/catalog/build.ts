@@ -8,6 +8,7 @@ import { decodeXml } from '../parse/safety.js';
 import { parseXml } from '../parse/xml.js';
 import type { InputFile } from '../read/inputs.js';
 import { checkDocument } from '../validate/run.js';
+import { validateXsd, type XsdItem } from '../validate/xsd.js';
 
 /** A dataset accepted for publication. Bytes are not kept: the writer copies the input file. */
 export interface Dataset {
@@ -38,6 +39,12 @@ export interface CatalogStats {
 
 export interface CatalogOptions {
   maxFileSize: number;
+  /** Levels 3 and 4; all on when absent. */
+  validation?: { xsd: boolean; rules: boolean; disabledRules: readonly string[] };
+  /** Build time, for date rules (valid-until). */
+  now?: Date;
+  /** Documents per XSD batch (xmllint call). */
+  xsdBatchSize?: number;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -53,10 +60,30 @@ export async function buildCatalog(files: readonly InputFile[], discoveryFinding
   for (const f of files) if (f.kind === 'document') documents.push(f);
 
   let done = 0;
+  // Level 3 runs on batches of parsed datasets so the schemas are compiled once per batch.
+  const xsdOn = opts.validation?.xsd ?? true;
+  const batchSize = opts.xsdBatchSize ?? 200;
+  let pending: { dataset: Dataset; item: XsdItem }[] = [];
+  const flush = async () => {
+    const results = await validateXsd(pending.map((p) => p.item), { batchSize });
+    pending.forEach((p, i) => {
+      const fs = results.get(i) ?? [];
+      findings.push(...fs);
+      if (fs.some((f) => f.severity === 'error')) stats.rejectedFiles++;
+      else {
+        stats.datasetsRead++;
+        accepted.push(p.dataset);
+      }
+    });
+    pending = [];
+  };
   for (const file of xml) {
     const result = await readOne(file, opts);
     findings.push(...result.findings);
-    if (result.dataset) {
+    if (result.dataset && xsdOn && result.text !== undefined) {
+      pending.push({ dataset: result.dataset, item: { file: file.path, text: result.text, header: result.dataset.header } });
+      if (pending.length >= batchSize) await flush();
+    } else if (result.dataset) {
       stats.datasetsRead++;
       accepted.push(result.dataset);
     } else if (result.skipped) {
@@ -66,6 +93,7 @@ export async function buildCatalog(files: readonly InputFile[], discoveryFinding
     }
     opts.onProgress?.(++done, xml.length);
   }
+  if (pending.length) await flush();
 
   const byType = Object.fromEntries(DATASET_TYPES.map((t) => [t.type, [] as Dataset[]])) as Record<DatasetType, Dataset[]>;
   const groups = new Map<string, Dataset[]>();
@@ -117,6 +145,8 @@ export async function buildCatalog(files: readonly InputFile[], discoveryFinding
 
 interface ReadResult {
   dataset?: Dataset;
+  /** Decoded text of an accepted dataset, for XSD validation. */
+  text?: string;
   skipped?: boolean;
   findings: Finding[];
 }
@@ -154,10 +184,14 @@ async function readOne(file: InputFile, opts: CatalogOptions): Promise<ReadResul
     }
     return { findings: extracted.findings.map(at) };
   }
-  const findings = checkDocument({ file: file.path, text: decoded.text, root: parsed.root, dataset: extracted.dataset });
+  const v = opts.validation;
+  const findings = checkDocument(
+    { file: file.path, text: decoded.text, root: parsed.root, dataset: extracted.dataset },
+    { rules: v?.rules ?? true, disabledRules: v?.disabledRules ?? [], ...(opts.now ? { now: opts.now } : {}) },
+  );
   if (findings.some((f) => f.severity === 'error')) return { findings };
   const sha256 = createHash('sha256').update(bytes).digest('hex');
-  return { dataset: { header: extracted.dataset, file, sha256 }, findings };
+  return { dataset: { header: extracted.dataset, file, sha256 }, text: decoded.text, findings };
 }
 
 function mb(n: number): string {
