@@ -1,10 +1,13 @@
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { build, type BuildOptions } from './build.js';
+import { validate, type ValidateOptions } from './check.js';
+import type { ConfigOverrides } from './config/load.js';
+import { formatGithub } from './report/github.js';
 import { PoNodeError } from './errors.js';
 import { palette } from './report/color.js';
-import { buildReportJson } from './report/json.js';
+import { buildReportJson, validateReportJson } from './report/json.js';
 import { progressReporter } from './report/progress.js';
-import { formatBuildSummary, formatFindings } from './report/text.js';
+import { formatBuildSummary, formatFindings, formatValidateSummary } from './report/text.js';
 import { GENERATOR_VERSION } from './version.js';
 
 export interface Io {
@@ -64,6 +67,10 @@ Docs: README.md (output tree, publishing), docs/rules.md (every finding), schema
     .option('--json', 'print the build report as JSON on stdout (schemas/build-report.schema.json)')
     .option('-q, --quiet', 'print only errors and the summary')
     .addOption(new Option('--verbose', 'also list informational findings (skipped files, duplicates)').conflicts('quiet'))
+    .option('--level <n>', 'highest validation level: 2 structure, 3 XSD, 4 ECO rules (default 4)', parseNumber)
+    .option('--no-xsd', 'skip XSD validation (level 3)')
+    .option('--no-rules', 'skip the ECO data-definition rules (level 4)')
+    .option('--max-file-size <mb>', 'reject files larger than this many MB (default 50)', parseNumber)
     .addHelpText(
       'after',
       `
@@ -82,7 +89,7 @@ Examples:
   $ po-node build ILCD/ --out site --base-url https://epd.example.org/node
   $ po-node build --config po-node.config.json --strict --json > build-report.json`,
     )
-    .action(async (inputs: string[], o: { out?: string; config?: string; baseUrl?: string; strict?: boolean; clean?: boolean; json?: boolean; quiet?: boolean; verbose?: boolean }) => {
+    .action(async (inputs: string[], o: { out?: string; config?: string; baseUrl?: string; strict?: boolean; clean?: boolean; json?: boolean; quiet?: boolean; verbose?: boolean } & LevelFlags) => {
       const c = palette(io.stderr, io.env);
       const opts: BuildOptions = {
         inputs,
@@ -93,6 +100,7 @@ Examples:
       if (o.baseUrl) opts.baseUrl = o.baseUrl;
       if (o.strict) opts.strict = true;
       if (o.clean) opts.clean = true;
+      applyLevelFlags(opts, o);
       const result = await build(opts);
       if (o.json) {
         io.stdout.write(buildReportJson(result));
@@ -104,5 +112,68 @@ Examples:
       }
       setExit(result.ok ? 0 : 1);
     });
+
+  program
+    .command('validate')
+    .description('Run every check of a build (safe XML, ILCD structure, XSD, ECO rules) and report; writes nothing.')
+    .argument('[inputs...]', 'folders, files or quoted glob patterns holding ILCD XML (default: "inputs" from the config)')
+    .option('-c, --config <file>', 'po-node.config.json (for inputs, limits and validation settings)')
+    .option('--json', 'print the report as JSON on stdout')
+    .addOption(new Option('--format <format>', 'report format').choices(['text', 'json', 'github']).default('text'))
+    .option('-q, --quiet', 'print only errors and the summary')
+    .addOption(new Option('--verbose', 'also list informational findings').conflicts('quiet'))
+    .option('--level <n>', 'highest validation level: 2 structure, 3 XSD, 4 ECO rules (default 4)', parseNumber)
+    .option('--no-xsd', 'skip XSD validation (level 3)')
+    .option('--no-rules', 'skip the ECO data-definition rules (level 4)')
+    .option('--max-file-size <mb>', 'reject files larger than this many MB (default 50)', parseNumber)
+    .addHelpText(
+      'after',
+      `
+Exit codes: 0 no errors (warnings allowed); 1 at least one error; 2 usage, config or I/O error.
+Formats: text (grouped by file, coloured on a terminal, NO_COLOR respected), json, github (workflow annotations).
+Every rule: docs/rules.md.
+
+Examples:
+  $ po-node validate ILCD/
+  $ po-node validate data/ --format github     # in a GitHub Actions step`,
+    )
+    .action(async (inputs: string[], o: { config?: string; json?: boolean; format: string; quiet?: boolean; verbose?: boolean } & LevelFlags) => {
+      const c = palette(io.stdout, io.env);
+      const format = o.json ? 'json' : o.format;
+      const opts: ValidateOptions = { inputs };
+      if (o.config) opts.config = o.config;
+      applyLevelFlags(opts, o);
+      const result = await validate(opts);
+      const shown = o.quiet ? result.findings.filter((f) => f.severity === 'error') : result.findings;
+      if (format === 'json') io.stdout.write(validateReportJson(result));
+      else if (format === 'github') io.stdout.write(formatGithub(shown.filter((f) => o.verbose || f.severity !== 'info')));
+      else {
+        const text = formatFindings(shown, c, { showInfo: o.verbose ?? false });
+        if (text) io.stdout.write(`${text}\n`);
+        io.stdout.write(`${formatValidateSummary(result, c)}\n`);
+      }
+      setExit(result.ok ? 0 : 1);
+    });
   return program;
+}
+
+interface LevelFlags {
+  level?: number;
+  xsd?: boolean;
+  rules?: boolean;
+  maxFileSize?: number;
+}
+
+/** Commander sets xsd/rules to true by default; only an explicit --no-* may override the config. */
+function applyLevelFlags(opts: ConfigOverrides, o: LevelFlags): void {
+  if (o.level !== undefined) opts.level = o.level;
+  if (o.xsd === false) opts.xsd = false;
+  if (o.rules === false) opts.rules = false;
+  if (o.maxFileSize !== undefined) opts.maxFileSizeMB = o.maxFileSize;
+}
+
+function parseNumber(v: string): number {
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError(`"${v}" is not a number.`);
+  return n;
 }

@@ -6,3 +6,5 @@ export { type HealthDoc } from './emit/health.js';
 export { PoNodeError, ConfigError, InputError, OutputError } from './errors.js';
 export { validateWithSchema, type SchemaName } from './schemas.js';
 export { GENERATOR_VERSION as version } from './version.js';
+export { validate, type ValidateOptions, type ValidateResult } from './check.js';
+export { RULES, type Rule } from './rules/index.js';

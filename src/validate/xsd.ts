@@ -139,11 +139,26 @@ async function runBatch(schema: string, batch: number[], items: readonly XsdItem
   }
 }
 
+// Namespaced names in libxml2 messages, written with the conventional prefixes (the element's own namespace unprefixed).
+const NS_PREFIX: Record<string, string> = {
+  'http://lca.jrc.it/ILCD/Common': 'common:',
+  'http://www.iai.kit.edu/EPD/2013': 'epd:',
+  'http://www.indata.network/EPD/2019': 'epd2:',
+  'http://www.matml.org/': 'mat:',
+  'http://lca.jrc.it/ILCD/Process': '',
+  'http://lca.jrc.it/ILCD/Flow': '',
+  'http://lca.jrc.it/ILCD/FlowProperty': '',
+  'http://lca.jrc.it/ILCD/UnitGroup': '',
+  'http://lca.jrc.it/ILCD/Contact': '',
+  'http://lca.jrc.it/ILCD/Source': '',
+  'http://lca.jrc.it/ILCD/LCIAMethod': '',
+};
+
 function toFinding(it: XsdItem, text: string, line: number | undefined, schema: string): Finding | undefined {
   // `Schemas validity error : Element '{ns}name': message`; parser errors and warnings are also passed on.
   const m = /^(Schemas validity|Schemas parser|parser) (error|warning) : (.*)$/.exec(text);
   if (!m) return undefined;
-  const msg = m[3]!.replace(/\{http:\/\/lca\.jrc\.it\/ILCD\/Common\}/g, 'common:').replace(/\{http:\/\/lca\.jrc\.it\/ILCD\/\w+\}/g, '').replace(/\{http:\/\/www\.iai\.kit\.edu\/EPD\/2013\}/g, 'epd:').replace(/\{http:\/\/www\.indata\.network\/EPD\/2019\}/g, 'epd2:');
+  const msg = m[3]!.replace(/(##other)?\{([^}]*)\}/g, (_all, other: string | undefined, uri: string) => `${other ? `${other} ` : ''}${NS_PREFIX[uri] ?? `{${uri}}`}`);
   return {
     ruleId: 'xsd-invalid',
     severity: xsdSeverity(it.header),
