@@ -145,6 +145,7 @@ const NS_PREFIX: Record<string, string> = {
   'http://www.iai.kit.edu/EPD/2013': 'epd:',
   'http://www.indata.network/EPD/2019': 'epd2:',
   'http://www.matml.org/': 'mat:',
+  'http://www.w3.org/XML/1998/namespace': 'xml:',
   'http://lca.jrc.it/ILCD/Process': '',
   'http://lca.jrc.it/ILCD/Flow': '',
   'http://lca.jrc.it/ILCD/FlowProperty': '',
