@@ -57,6 +57,8 @@ export async function buildCatalog(files: readonly InputFile[], discoveryFinding
   const xml = files.filter((f) => f.kind === 'xml');
   stats.xmlFiles = xml.length;
   stats.skippedFiles = files.filter((f) => f.kind === 'other').length;
+  // Files refused during discovery (special files) count as rejected, so health reports them.
+  stats.rejectedFiles += discoveryFindings.filter((f) => f.severity === 'error' && f.file).length;
   for (const f of files) if (f.kind === 'document') documents.push(f);
 
   let done = 0;
