@@ -65,13 +65,14 @@ export async function buildCatalog(files: readonly InputFile[], discoveryFinding
   // Level 3 runs on batches of parsed datasets so the schemas are compiled once per batch.
   const xsdOn = opts.validation?.xsd ?? true;
   const batchSize = opts.xsdBatchSize ?? 200;
-  let pending: { dataset: Dataset; item: XsdItem }[] = [];
+  // dataset is absent when level 2/4 already rejected the file: XSD still runs so the report is complete.
+  let pending: { dataset?: Dataset; item: XsdItem }[] = [];
   const flush = async () => {
     const results = await validateXsd(pending.map((p) => p.item), { batchSize });
     pending.forEach((p, i) => {
       const fs = results.get(i) ?? [];
       findings.push(...fs);
-      if (fs.some((f) => f.severity === 'error')) stats.rejectedFiles++;
+      if (!p.dataset || fs.some((f) => f.severity === 'error')) stats.rejectedFiles++;
       else {
         stats.datasetsRead++;
         accepted.push(p.dataset);
@@ -82,8 +83,8 @@ export async function buildCatalog(files: readonly InputFile[], discoveryFinding
   for (const file of xml) {
     const result = await readOne(file, opts);
     findings.push(...result.findings);
-    if (result.dataset && xsdOn && result.text !== undefined) {
-      pending.push({ dataset: result.dataset, item: { file: file.path, text: result.text, header: result.dataset.header } });
+    if (xsdOn && result.text !== undefined && result.header) {
+      pending.push({ ...(result.dataset ? { dataset: result.dataset } : {}), item: { file: file.path, text: result.text, header: result.header } });
       if (pending.length >= batchSize) await flush();
     } else if (result.dataset) {
       stats.datasetsRead++;
@@ -147,8 +148,9 @@ export async function buildCatalog(files: readonly InputFile[], discoveryFinding
 
 interface ReadResult {
   dataset?: Dataset;
-  /** Decoded text of an accepted dataset, for XSD validation. */
+  /** Decoded text and header of a parsed dataset (accepted or rejected by checks), for XSD validation. */
   text?: string;
+  header?: DatasetHeader;
   skipped?: boolean;
   findings: Finding[];
 }
@@ -191,9 +193,9 @@ async function readOne(file: InputFile, opts: CatalogOptions): Promise<ReadResul
     { file: file.path, text: decoded.text, root: parsed.root, dataset: extracted.dataset },
     { rules: v?.rules ?? true, disabledRules: v?.disabledRules ?? [], ...(opts.now ? { now: opts.now } : {}) },
   );
-  if (findings.some((f) => f.severity === 'error')) return { findings };
+  if (findings.some((f) => f.severity === 'error')) return { findings, text: decoded.text, header: extracted.dataset };
   const sha256 = createHash('sha256').update(bytes).digest('hex');
-  return { dataset: { header: extracted.dataset, file, sha256 }, text: decoded.text, findings };
+  return { dataset: { header: extracted.dataset, file, sha256 }, text: decoded.text, header: extracted.dataset, findings };
 }
 
 function mb(n: number): string {
