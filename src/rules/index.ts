@@ -1,5 +1,5 @@
 import type { Finding } from '../findings.js';
-import { lineOfElement } from '../validate/locate.js';
+import { locateElement } from '../validate/locate.js';
 import { ecoClassification } from './eco-classification.js';
 import { ecoCompliance } from './eco-compliance.js';
 import { ecoLciaModules } from './eco-lcia-modules.js';
@@ -44,8 +44,9 @@ export function runRules(ctx: RuleContext, rules: readonly Rule[] = RULES): Find
       continue;
     }
     for (const h of hits) {
-      const line = h.element ? lineOfElement(ctx.text, h.element, h.nth ?? 0) : undefined;
-      out.push({ ruleId: rule.id, severity: h.severity ?? rule.severity, file: ctx.file, ...(line ? { line } : {}), xpath: h.xpath, message: h.message });
+      // The element itself, else the nearest enclosing element the rule names (e.g. the parent of a missing field).
+      const pos = (h.element ? locateElement(ctx.text, h.element, h.nth ?? 0) : undefined) ?? (h.near ? locateElement(ctx.text, h.near) : undefined);
+      out.push({ ruleId: rule.id, severity: h.severity ?? rule.severity, file: ctx.file, ...(pos ? { line: pos.line, col: pos.col } : {}), xpath: h.xpath, message: h.message });
     }
   }
   return out;

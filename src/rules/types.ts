@@ -20,6 +20,8 @@ export interface RuleHit {
   /** Local element name to locate for a line number (first match, or the nth). */
   element?: string;
   nth?: number;
+  /** Element to point at when `element` is absent from the file (e.g. the parent of a missing field). */
+  near?: string;
   severity?: Severity;
 }
 

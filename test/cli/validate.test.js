@@ -45,7 +45,7 @@ test('a broken EPD: exit 1, findings grouped by file with line, xpath and rule i
   const r = await run(['validate', dir]);
   assert.is(r.code, 1);
   assert.match(r.out, 'broken.xml\n');
-  assert.match(r.out, /\n {2}73:0 +error +epd:subType "specific" is not one of/);
+  assert.match(r.out, /\n {2}73:1 +error +epd:subType "specific" is not one of/);
   assert.match(r.out, 'at /processDataSet/modellingAndValidation/LCIMethodAndAllocation/common:other/epd:subType');
   assert.match(r.out, 'xsd-invalid');
   assert.match(r.out, 'eco-registration-number');
@@ -60,6 +60,7 @@ test('--json: machine-readable report with the same findings', async () => {
   const sub = j.findings.find((f) => f.ruleId === 'eco-subtype');
   assert.is(sub.severity, 'error');
   assert.is(sub.line, 73);
+  assert.is(sub.col, 1);
   assert.match(sub.file, 'broken.xml');
 });
 
@@ -67,7 +68,7 @@ test('--format github: workflow annotations with file, line and title', async ()
   const r = await run(['validate', brokenFolder(), '--format', 'github']);
   assert.is(r.code, 1);
   const line = r.out.split('\n').find((l) => l.includes('title=eco-subtype'));
-  assert.match(line, /^::error file=[^,]*broken\.xml,line=73,title=eco-subtype::epd:subType "specific"/);
+  assert.match(line, /^::error file=[^,]*broken\.xml,line=73,col=1,title=eco-subtype::epd:subType "specific"/);
 });
 
 test('colour only on a TTY and never with NO_COLOR', async () => {
