@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { validateXML, type XMLFileInfo } from 'xmllint-wasm';
 import type { Finding, Severity } from '../findings.js';
 import type { DatasetHeader } from '../parse/extract.js';
+import { xpathAtLine } from './locate.js';
 
 /**
  * Level 3: XSD validation with libxml2 (xmllint compiled to WebAssembly), fully offline.
@@ -160,11 +161,14 @@ function toFinding(it: XsdItem, text: string, line: number | undefined, schema: 
   const m = /^(Schemas validity|Schemas parser|parser) (error|warning) : (.*)$/.exec(text);
   if (!m) return undefined;
   const msg = m[3]!.replace(/(##other)?\{([^}]*)\}/g, (_all, other: string | undefined, uri: string) => `${other ? `${other} ` : ''}${NS_PREFIX[uri] ?? `{${uri}}`}`);
+  const element = /^Element '(?:\{[^}]*\})?([\w.-]+)'/.exec(m[3]!)?.[1];
+  const xpath = line ? xpathAtLine(it.text, line, element) : undefined;
   return {
     ruleId: 'xsd-invalid',
     severity: xsdSeverity(it.header),
     file: it.file,
     ...(line ? { line } : {}),
+    ...(xpath ? { xpath } : {}),
     message: `Not valid against the ILCD schema (${schema}): ${msg}`,
   };
 }

@@ -41,9 +41,12 @@ test('TianGong processes fail with the libxml2 errors VALIDATION.md describes, a
   // generalComment placed before classificationInformation
   assert.is(by['000333f8-f13a-4805-9515-2f1e870e8cfb'][0].line, 12);
   assert.match(by['000333f8-f13a-4805-9515-2f1e870e8cfb'][0].message, "Element 'classificationInformation': This element is not expected");
+  assert.is(by['000333f8-f13a-4805-9515-2f1e870e8cfb'][0].xpath, '/processDataSet/processInformation/dataSetInformation/classificationInformation');
   // element order in quantitativeReference
   assert.is(by['bb998fb2-6566-4ba5-88e0-0283c39b0ce4'][0].line, 23);
   assert.match(by['bb998fb2-6566-4ba5-88e0-0283c39b0ce4'][0].message, "Element 'referenceToReferenceFlow': This element is not expected");
+  assert.is(by['bb998fb2-6566-4ba5-88e0-0283c39b0ce4'][0].xpath, '/processDataSet/processInformation/quantitativeReference/referenceToReferenceFlow');
+  assert.ok(by['c3c2bc89-cf07-4d8d-a73d-04b9f2d51b5b'].some((f) => f.xpath === '/processDataSet/administrativeInformation/dataGenerator/common:other[2]'));
   // common:other carries text and xml:lang
   const c3 = by['c3c2bc89-cf07-4d8d-a73d-04b9f2d51b5b'].map((f) => f.message).join('\n');
   assert.match(c3, "attribute 'xml:lang'");
