@@ -90,6 +90,8 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   }
   const catalog = await buildCatalog(discovery.files, [...configFindings, ...discovery.findings], {
     maxFileSize: cfg.limits.maxFileSize,
+    validation: cfg.validation,
+    now: builtAt,
     onProgress: (done, total) => opts.onProgress?.({ phase: 'read', done, total }),
   });
   const refs = checkReferences(catalog, { require: cfg.requireDependencies });

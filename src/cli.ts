@@ -1,11 +1,14 @@
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { build, type BuildOptions } from './build.js';
 import { registerCheck } from './commands/check.js';
+import { validate, type ValidateOptions } from './check.js';
+import type { ConfigOverrides } from './config/load.js';
+import { formatGithub } from './report/github.js';
 import { PoNodeError } from './errors.js';
 import { palette } from './report/color.js';
-import { buildReportJson } from './report/json.js';
+import { buildReportJson, validateReportJson } from './report/json.js';
 import { progressReporter } from './report/progress.js';
-import { formatBuildSummary, formatFindings } from './report/text.js';
+import { formatBuildSummary, formatFindings, formatValidateSummary } from './report/text.js';
 import { GENERATOR_VERSION } from './version.js';
 import { serveCommand } from './commands/serve.js';
 import { initCommand } from './commands/init.js';
@@ -70,6 +73,10 @@ Docs: README.md (output tree, publishing), docs/rules.md (every finding), schema
     .option('--deploy-out <dir>', 'folder for host configs that are not published (default: <out>-deploy)')
     .option('-q, --quiet', 'print only errors and the summary')
     .addOption(new Option('--verbose', 'also list informational findings (skipped files, duplicates)').conflicts('quiet'))
+    .option('--level <n>', 'highest validation level: 2 structure, 3 XSD, 4 ECO rules (default 4)', parseNumber)
+    .option('--no-xsd', 'skip XSD validation (level 3)')
+    .option('--no-rules', 'skip the ECO data-definition rules (level 4)')
+    .option('--max-file-size <mb>', 'reject files larger than this many MB (default 50)', parseNumber)
     .addHelpText(
       'after',
       `
@@ -88,7 +95,7 @@ Examples:
   $ po-node build ILCD/ --out site --base-url https://epd.example.org/node
   $ po-node build --config po-node.config.json --strict --json > build-report.json`,
     )
-    .action(async (inputs: string[], o: { out?: string; config?: string; baseUrl?: string; strict?: boolean; requireDependencies?: boolean; clean?: boolean; json?: boolean; quiet?: boolean; verbose?: boolean; host?: string; deployOut?: string }) => {
+    .action(async (inputs: string[], o: { out?: string; config?: string; baseUrl?: string; strict?: boolean; requireDependencies?: boolean; clean?: boolean; json?: boolean; quiet?: boolean; verbose?: boolean; host?: string; deployOut?: string } & LevelFlags) => {
       const c = palette(io.stderr, io.env);
       const opts: BuildOptions = {
         inputs,
@@ -102,6 +109,7 @@ Examples:
       if (o.clean) opts.clean = true;
       if (o.host) opts.hosts = [o.host];
       if (o.deployOut) opts.deployOut = o.deployOut;
+      applyLevelFlags(opts, o);
       const result = await build(opts);
       if (o.json) {
         io.stdout.write(buildReportJson(result));
@@ -110,6 +118,48 @@ Examples:
         const text = formatFindings(shown, c, { showInfo: o.verbose ?? false });
         if (text) io.stderr.write(`${text}\n`);
         io.stderr.write(`${formatBuildSummary(result, c)}\n`);
+      }
+      setExit(result.ok ? 0 : 1);
+    });
+
+  program
+    .command('validate')
+    .description('Run every check of a build (safe XML, ILCD structure, XSD, ECO rules) and report; writes nothing.')
+    .argument('[inputs...]', 'folders, files or quoted glob patterns holding ILCD XML (default: "inputs" from the config)')
+    .option('-c, --config <file>', 'po-node.config.json (for inputs, limits and validation settings)')
+    .option('--json', 'print the report as JSON on stdout')
+    .addOption(new Option('--format <format>', 'report format').choices(['text', 'json', 'github']).default('text'))
+    .option('-q, --quiet', 'print only errors and the summary')
+    .addOption(new Option('--verbose', 'also list informational findings').conflicts('quiet'))
+    .option('--level <n>', 'highest validation level: 2 structure, 3 XSD, 4 ECO rules (default 4)', parseNumber)
+    .option('--no-xsd', 'skip XSD validation (level 3)')
+    .option('--no-rules', 'skip the ECO data-definition rules (level 4)')
+    .option('--max-file-size <mb>', 'reject files larger than this many MB (default 50)', parseNumber)
+    .addHelpText(
+      'after',
+      `
+Exit codes: 0 no errors (warnings allowed); 1 at least one error; 2 usage, config or I/O error.
+Formats: text (grouped by file, coloured on a terminal, NO_COLOR respected), json, github (workflow annotations).
+Every rule: docs/rules.md.
+
+Examples:
+  $ po-node validate ILCD/
+  $ po-node validate data/ --format github     # in a GitHub Actions step`,
+    )
+    .action(async (inputs: string[], o: { config?: string; json?: boolean; format: string; quiet?: boolean; verbose?: boolean } & LevelFlags) => {
+      const c = palette(io.stdout, io.env);
+      const format = o.json ? 'json' : o.format;
+      const opts: ValidateOptions = { inputs };
+      if (o.config) opts.config = o.config;
+      applyLevelFlags(opts, o);
+      const result = await validate(opts);
+      const shown = o.quiet ? result.findings.filter((f) => f.severity === 'error') : result.findings;
+      if (format === 'json') io.stdout.write(validateReportJson(result));
+      else if (format === 'github') io.stdout.write(formatGithub(shown.filter((f) => o.verbose || f.severity !== 'info')));
+      else {
+        const text = formatFindings(shown, c, { showInfo: o.verbose ?? false });
+        if (text) io.stdout.write(`${text}\n`);
+        io.stdout.write(`${formatValidateSummary(result, c)}\n`);
       }
       setExit(result.ok ? 0 : 1);
     });
@@ -144,4 +194,25 @@ search=true with name=<terms> (every term, any case); version=<NN.NN.NNN> on /re
     });
   registerCheck(program, io, setExit);
   return program;
+}
+
+interface LevelFlags {
+  level?: number;
+  xsd?: boolean;
+  rules?: boolean;
+  maxFileSize?: number;
+}
+
+/** Commander sets xsd/rules to true by default; only an explicit --no-* may override the config. */
+function applyLevelFlags(opts: ConfigOverrides, o: LevelFlags): void {
+  if (o.level !== undefined) opts.level = o.level;
+  if (o.xsd === false) opts.xsd = false;
+  if (o.rules === false) opts.rules = false;
+  if (o.maxFileSize !== undefined) opts.maxFileSizeMB = o.maxFileSize;
+}
+
+function parseNumber(v: string): number {
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError(`"${v}" is not a number.`);
+  return n;
 }

@@ -9,6 +9,7 @@ import { parseXml } from '../parse/xml.js';
 import { findingAt, inputLabel, type InputFile } from '../read/inputs.js';
 import { checkDocument } from '../validate/run.js';
 import type { DeclaredUnit } from './references.js';
+import { validateXsd, type XsdItem } from '../validate/xsd.js';
 
 /** A dataset accepted for publication. Bytes are not kept: the writer copies the input file. */
 export interface Dataset {
@@ -41,6 +42,12 @@ export interface CatalogStats {
 
 export interface CatalogOptions {
   maxFileSize: number;
+  /** Levels 3 and 4; all on when absent. */
+  validation?: { xsd: boolean; rules: boolean; disabledRules: readonly string[] };
+  /** Build time, for date rules (valid-until). */
+  now?: Date;
+  /** Documents per XSD batch (xmllint call). */
+  xsdBatchSize?: number;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -53,13 +60,36 @@ export async function buildCatalog(files: readonly InputFile[], discoveryFinding
   const xml = files.filter((f) => f.kind === 'xml');
   stats.xmlFiles = xml.length;
   stats.skippedFiles = files.filter((f) => f.kind === 'other').length;
+  // Files refused during discovery (special files) count as rejected, so health reports them.
+  stats.rejectedFiles += discoveryFindings.filter((f) => f.severity === 'error' && f.file).length;
   for (const f of files) if (f.kind === 'document') documents.push(f);
 
   let done = 0;
+  // Level 3 runs on batches of parsed datasets so the schemas are compiled once per batch.
+  const xsdOn = opts.validation?.xsd ?? true;
+  const batchSize = opts.xsdBatchSize ?? 200;
+  // dataset is absent when level 2/4 already rejected the file: XSD still runs so the report is complete.
+  let pending: { dataset?: Dataset; item: XsdItem }[] = [];
+  const flush = async () => {
+    const results = await validateXsd(pending.map((p) => p.item), { batchSize });
+    pending.forEach((p, i) => {
+      const fs = results.get(i) ?? [];
+      findings.push(...fs);
+      if (!p.dataset || fs.some((f) => f.severity === 'error')) stats.rejectedFiles++;
+      else {
+        stats.datasetsRead++;
+        accepted.push(p.dataset);
+      }
+    });
+    pending = [];
+  };
   for (const file of xml) {
     const result = await readOne(file, opts);
     findings.push(...result.findings);
-    if (result.dataset) {
+    if (xsdOn && result.text !== undefined && result.header) {
+      pending.push({ ...(result.dataset ? { dataset: result.dataset } : {}), item: { file: file.path, text: result.text, header: result.header } });
+      if (pending.length >= batchSize) await flush();
+    } else if (result.dataset) {
       stats.datasetsRead++;
       accepted.push(result.dataset);
     } else if (result.skipped) {
@@ -69,6 +99,7 @@ export async function buildCatalog(files: readonly InputFile[], discoveryFinding
     }
     opts.onProgress?.(++done, xml.length);
   }
+  if (pending.length) await flush();
 
   const byType = Object.fromEntries(DATASET_TYPES.map((t) => [t.type, [] as Dataset[]])) as Record<DatasetType, Dataset[]>;
   const groups = new Map<string, Dataset[]>();
@@ -120,6 +151,9 @@ export async function buildCatalog(files: readonly InputFile[], discoveryFinding
 
 interface ReadResult {
   dataset?: Dataset;
+  /** Decoded text and header of a parsed dataset (accepted or rejected by checks), for XSD validation. */
+  text?: string;
+  header?: DatasetHeader;
   skipped?: boolean;
   findings: Finding[];
 }
@@ -157,11 +191,15 @@ async function readOne(file: InputFile, opts: CatalogOptions): Promise<ReadResul
     }
     return { findings: extracted.findings.map(at) };
   }
+  const v = opts.validation;
   // Checks see the entry name (file-name rules), findings get archive + entry.
-  const findings = checkDocument({ file: file.entry ?? file.path, text: decoded.text, root: parsed.root, dataset: extracted.dataset }).map((f) => ({ ...f, ...findingAt(file) }));
-  if (findings.some((f) => f.severity === 'error')) return { findings };
+  const findings = checkDocument(
+    { file: file.entry ?? file.path, text: decoded.text, root: parsed.root, dataset: extracted.dataset },
+    { rules: v?.rules ?? true, disabledRules: v?.disabledRules ?? [], ...(opts.now ? { now: opts.now } : {}) },
+  ).map((f) => ({ ...f, ...findingAt(file) }));
+  if (findings.some((f) => f.severity === 'error')) return { findings, text: decoded.text, header: extracted.dataset };
   const sha256 = createHash('sha256').update(bytes).digest('hex');
-  return { dataset: { header: extracted.dataset, file, sha256 }, findings };
+  return { dataset: { header: extracted.dataset, file, sha256 }, text: decoded.text, header: extracted.dataset, findings };
 }
 
 function mb(n: number): string {

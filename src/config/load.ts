@@ -27,13 +27,29 @@ export interface ResolvedConfig {
   deploy: DeploySettings;
   /** Missing references of published EPDs are errors (--require-dependencies). */
   requireDependencies: boolean;
+  /** Validation levels 3 and 4 (1 and 2 always run). */
+  validation: ValidationConfig;
   /** Where relative paths were resolved from (config folder, else the working directory). */
   baseDir: string;
   configFile?: string;
 }
 
+export interface ValidationConfig {
+  xsd: boolean;
+  rules: boolean;
+  disabledRules: string[];
+}
+
 export interface ConfigOverrides {
   config?: string;
+  /** Highest validation level to run (2-4); --level. */
+  level?: number;
+  /** false: skip XSD validation (--no-xsd). */
+  xsd?: boolean;
+  /** false: skip the ECO data-definition rules (--no-rules). */
+  rules?: boolean;
+  /** --max-file-size, in MB. */
+  maxFileSizeMB?: number;
   inputs?: string[];
   out?: string;
   baseUrl?: string;
@@ -54,6 +70,7 @@ interface RawConfig {
   hosts?: string[];
   deploy?: { out?: string; siteRoot?: string; serverName?: string; listen?: string | number };
   requireDependencies?: boolean;
+  validation?: { xsd?: boolean; rules?: boolean; disabledRules?: string[] };
 }
 
 export const DEFAULT_NODE_ID = 'PO_NODE';
@@ -89,6 +106,12 @@ export function loadConfig(o: ConfigOverrides = {}): ResolvedConfig {
     }
     baseDir = dirname(configFile);
   }
+  if (o.level !== undefined && !(Number.isInteger(o.level) && o.level >= 1 && o.level <= 4)) {
+    throw new ConfigError(`--level ${String(o.level)} is not a validation level`, { hint: 'Use 1-4: 1 safe XML, 2 ILCD structure, 3 XSD, 4 ECO rules (1 and 2 always run).' });
+  }
+  if (o.maxFileSizeMB !== undefined && !(o.maxFileSizeMB > 0)) {
+    throw new ConfigError(`--max-file-size ${String(o.maxFileSizeMB)} is not a positive number of MB`, { hint: 'Example: --max-file-size 100' });
+  }
   const baseUrl = (o.baseUrl ?? raw.baseUrl)?.replace(/\/+$/, '');
   if (o.baseUrl !== undefined && !/^https?:\/\/[^\s?#]+$/.test(o.baseUrl)) {
     throw new ConfigError(`--base-url "${o.baseUrl}" is not an http(s) URL without query or fragment`, { hint: 'Example: --base-url https://epd.example.org/node' });
@@ -109,7 +132,7 @@ export function loadConfig(o: ConfigOverrides = {}): ResolvedConfig {
     out,
     pathSets: { default: raw.pathSets?.default ?? true, v1: raw.pathSets?.v1 ?? true },
     limits: {
-      maxFileSize: Math.round((raw.limits?.maxFileSizeMB ?? DEFAULT_MAX_FILE_MB) * 1024 * 1024),
+      maxFileSize: Math.round((o.maxFileSizeMB ?? raw.limits?.maxFileSizeMB ?? DEFAULT_MAX_FILE_MB) * 1024 * 1024),
       zip: {
         maxArchiveSize: raw.limits?.maxZipSizeMB ? Math.round(raw.limits.maxZipSizeMB * 1024 * 1024) : DEFAULT_ZIP_LIMITS.maxArchiveSize,
         maxEntrySize: raw.limits?.maxZipEntrySizeMB ? Math.round(raw.limits.maxZipEntrySizeMB * 1024 * 1024) : DEFAULT_ZIP_LIMITS.maxEntrySize,
@@ -125,6 +148,11 @@ export function loadConfig(o: ConfigOverrides = {}): ResolvedConfig {
       siteRoot: raw.deploy?.siteRoot ?? out,
       serverName: raw.deploy?.serverName ?? (baseUrl ? new URL(baseUrl).hostname : '_'),
       listen: String(raw.deploy?.listen ?? 80),
+    },
+    validation: {
+      xsd: o.xsd ?? (o.level !== undefined ? o.level >= 3 : undefined) ?? raw.validation?.xsd ?? true,
+      rules: o.rules ?? (o.level !== undefined ? o.level >= 4 : undefined) ?? raw.validation?.rules ?? true,
+      disabledRules: [...(raw.validation?.disabledRules ?? [])],
     },
     baseDir,
   };

@@ -84,7 +84,11 @@ export async function discoverInputs(inputs: readonly string[], cwd: string): Pr
         byAbs.set(file, { path: show(file), abs: file, size: tst.size, kind: kindOf(file) });
         continue;
       }
-      if (!entry.dirent.isFile()) continue;
+      if (!entry.dirent.isFile()) {
+        // FIFOs, sockets, devices: reading could block or never end; say so instead of dropping the file silently.
+        findings.push({ ruleId: 'input-unreadable', severity: 'error', file: show(file), message: 'Not a regular file (a FIFO, socket or device); it was not read: replace it with the dataset file.' });
+        continue;
+      }
       let size = 0;
       try {
         size = statSync(file).size;

@@ -1,4 +1,5 @@
 import type { BuildResult } from '../build.js';
+import type { ValidateResult } from '../check.js';
 import { GENERATOR_VERSION } from '../version.js';
 
 /** Machine-readable build report (schemas/build-report.schema.json). */
@@ -18,4 +19,10 @@ export function buildReportJson(r: BuildResult): string {
     null,
     2,
   )}\n`;
+}
+
+/** Machine-readable `po-node validate` report: the counts and every finding. */
+export function validateReportJson(r: ValidateResult): string {
+  const { ok, files, datasets, epds, rejected, errors, warnings, findings } = r;
+  return `${JSON.stringify({ generator: { name: 'po-node', version: GENERATOR_VERSION }, ok, summary: { files, datasets, epds, rejected, errors, warnings }, findings }, null, 2)}\n`;
 }

@@ -1,4 +1,5 @@
 import type { BuildResult } from '../build.js';
+import type { ValidateResult } from '../check.js';
 import type { Finding } from '../findings.js';
 import type { Palette } from './color.js';
 
@@ -47,4 +48,11 @@ export function formatBuildSummary(r: BuildResult, c: Palette): string {
     lines.push(c.red(`Site not written: --strict and ${s.errors} error(s); the previous site in ${r.outDisplay}/ is unchanged.`));
   }
   return lines.join('\n');
+}
+
+/** The closing lines of `po-node validate`. */
+export function formatValidateSummary(r: ValidateResult, c: Palette): string {
+  const rejected = r.rejected ? c.red(`${r.rejected} rejected`) : '0 rejected';
+  const verdict = r.ok ? c.green('No errors.') : c.red(`${r.errors} error(s): the files above would be rejected by po-node build.`);
+  return `${r.files} files checked: ${r.datasets} datasets, ${c.bold(`${r.epds} EPDs`)}, ${rejected}\n${r.errors ? c.red(`${r.errors} errors`) : '0 errors'}, ${r.warnings ? c.yellow(`${r.warnings} warnings`) : '0 warnings'}\n${verdict}`;
 }

@@ -2,6 +2,7 @@ import type { Finding } from '../findings.js';
 import type { DatasetHeader } from '../parse/extract.js';
 import { UUID_RE } from '../parse/ilcd.js';
 import type { XNode } from '../parse/xml.js';
+import { RULES, runRules } from '../rules/index.js';
 
 export interface DocumentContext {
   /** Display path of the input file. */
@@ -11,11 +12,18 @@ export interface DocumentContext {
   dataset: DatasetHeader;
 }
 
+export interface CheckOptions {
+  /** Level 4: ECO data-definition rules on EPD processes (default on). */
+  rules?: boolean;
+  disabledRules?: readonly string[];
+  now?: Date;
+}
+
 /**
  * Checks that run on every parsed dataset after its identity is known (level 2, structure).
  * Errors reject the dataset; warnings are reported and the dataset is still published.
  */
-export function checkDocument(ctx: DocumentContext): Finding[] {
+export function checkDocument(ctx: DocumentContext, opts: CheckOptions = {}): Finding[] {
   const findings: Finding[] = [];
   const { dataset, file } = ctx;
   // soda4LCA exports name files <uuid>_<version>.xml; a different UUID there means a renamed or mixed-up file.
@@ -37,6 +45,11 @@ export function checkDocument(ctx: DocumentContext): Finding[] {
       xpath: '/processDataSet/processInformation/dataSetInformation/name/baseName',
       message: 'The process has no name; add at least one name/baseName (in English: xml:lang="en").',
     });
+  }
+  // Level 4 applies to EPDs only: plain ILCD processes and dependencies are served as they are.
+  if ((opts.rules ?? true) && dataset.process?.typeOfDataSet === 'EPD') {
+    const rules = opts.disabledRules?.length ? RULES.filter((r) => !opts.disabledRules!.includes(r.id)) : RULES;
+    findings.push(...runRules({ ...ctx, process: dataset.process, now: opts.now ?? new Date() }, rules));
   }
   return findings;
 }

@@ -1,0 +1,33 @@
+import { NS } from '../parse/ilcd.js';
+import { attr, child, childrenOf, type XNode } from '../parse/xml.js';
+import type { Rule, RuleHit } from './types.js';
+
+/** Binding module codes (InData Technical Details guide). */
+export const MODULES = ['A1', 'A2', 'A3', 'A1-A3', 'A4', 'A5', 'B1', 'B2', 'B3', 'B4', 'B5', 'B6', 'B7', 'C1', 'C2', 'C3', 'C4', 'D'];
+const XPATH = '/processDataSet/LCIAResults/LCIAResult/common:other/epd:amount';
+
+export const ecoLciaModules: Rule = {
+  id: 'eco-lcia-modules',
+  level: 4,
+  severity: 'warning',
+  description: 'LCIA results carry per-module values (epd:amount with a valid epd:module).',
+  source: 'product.md level 4 (module results present); DDR v2 draft F.1.1; ilcd-epd-format.md §4 (module codes)',
+  check({ root }) {
+    const results = childrenOf(child(root, NS.process, 'LCIAResults'), NS.process, 'LCIAResult');
+    const amounts: XNode[] = results.flatMap((r) => childrenOf(child(r, NS.common, 'other'), NS.epd, 'amount'));
+    if (amounts.length === 0) {
+      return [{ element: results.length ? 'LCIAResults' : 'exchanges', xpath: XPATH, message: results.length ? 'The LCIA results have no per-module values; add epd:amount elements with epd:module (e.g. A1-A3, C4, D) to each LCIAResult\'s common:other.' : 'No LCIA results: add LCIAResults with one LCIAResult per impact indicator and epd:amount values per module.' }];
+    }
+    const hits: RuleHit[] = [];
+    const bad = new Set<string>();
+    for (const a of amounts) {
+      const m = attr(a, 'module', NS.epd)?.trim();
+      if (m === undefined || m === '') bad.add('(missing)');
+      else if (!MODULES.includes(m)) bad.add(m);
+    }
+    if (bad.size) {
+      hits.push({ element: 'LCIAResults', xpath: `${XPATH}/@epd:module`, message: `Module codes not in the ILCD+EPD list: ${[...bad].join(', ')}; use ${MODULES.join(', ')}.` });
+    }
+    return hits;
+  },
+};

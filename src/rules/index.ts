@@ -1,0 +1,53 @@
+import type { Finding } from '../findings.js';
+import { locateElement } from '../validate/locate.js';
+import { ecoClassification } from './eco-classification.js';
+import { ecoCompliance } from './eco-compliance.js';
+import { ecoLciaModules } from './eco-lcia-modules.js';
+import { ecoLocation } from './eco-location.js';
+import { ecoNameEn } from './eco-name-en.js';
+import { ecoPublicationDate } from './eco-publication-date.js';
+import { ecoReferenceFlow } from './eco-reference-flow.js';
+import { ecoRegistrationNumber } from './eco-registration-number.js';
+import { ecoSubtype } from './eco-subtype.js';
+import { ecoUuid } from './eco-uuid.js';
+import { ecoValidUntil } from './eco-valid-until.js';
+import { ecoVersion } from './eco-version.js';
+import type { Rule, RuleContext } from './types.js';
+
+export type { Rule, RuleContext, RuleHit } from './types.js';
+
+/** Level 4: ECO data-definition rules, in report order. Documented in docs/rules.md. */
+export const RULES: readonly Rule[] = [
+  ecoUuid,
+  ecoVersion,
+  ecoPublicationDate,
+  ecoValidUntil,
+  ecoLocation,
+  ecoSubtype,
+  ecoRegistrationNumber,
+  ecoCompliance,
+  ecoReferenceFlow,
+  ecoClassification,
+  ecoLciaModules,
+  ecoNameEn,
+];
+
+/** Run the rules on one EPD process; a rule that throws becomes a finding, never a crashed build. */
+export function runRules(ctx: RuleContext, rules: readonly Rule[] = RULES): Finding[] {
+  const out: Finding[] = [];
+  for (const rule of rules) {
+    let hits;
+    try {
+      hits = rule.check(ctx);
+    } catch (e) {
+      out.push({ ruleId: rule.id, severity: 'warning', file: ctx.file, message: `Rule ${rule.id} could not run on this file (${(e as Error).message}); please report this as a po-node bug.` });
+      continue;
+    }
+    for (const h of hits) {
+      // The element itself, else the nearest enclosing element the rule names (e.g. the parent of a missing field).
+      const pos = (h.element ? locateElement(ctx.text, h.element, h.nth ?? 0) : undefined) ?? (h.near ? locateElement(ctx.text, h.near) : undefined);
+      out.push({ ruleId: rule.id, severity: h.severity ?? rule.severity, file: ctx.file, ...(pos ? { line: pos.line, col: pos.col } : {}), xpath: h.xpath, message: h.message });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,40 @@
+import type { Finding, Severity } from '../findings.js';
+import type { DatasetHeader, ProcessIndex } from '../parse/extract.js';
+import type { XNode } from '../parse/xml.js';
+
+/** What a level-4 rule sees: one parsed EPD process dataset. */
+export interface RuleContext {
+  file: string;
+  text: string;
+  root: XNode;
+  dataset: DatasetHeader;
+  process: ProcessIndex;
+  /** Build time, for "expired" checks (deterministic with SOURCE_DATE_EPOCH). */
+  now: Date;
+}
+
+/** A finding without the parts the runner fills in (rule id, file, default severity). */
+export interface RuleHit {
+  message: string;
+  xpath: string;
+  /** Local element name to locate for a line number (first match, or the nth). */
+  element?: string;
+  nth?: number;
+  /** Element to point at when `element` is absent from the file (e.g. the parent of a missing field). */
+  near?: string;
+  severity?: Severity;
+}
+
+export interface Rule {
+  /** Stable kebab-case id, documented in docs/rules.md. */
+  id: string;
+  level: 4;
+  /** Default severity; a hit may override it (e.g. a malformed value is worse than a missing one). */
+  severity: Severity;
+  description: string;
+  /** Where the requirement comes from. */
+  source: string;
+  check(ctx: RuleContext): RuleHit[];
+}
+
+export type { Finding };

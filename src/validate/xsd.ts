@@ -1,0 +1,174 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { validateXML, type XMLFileInfo } from 'xmllint-wasm';
+import type { Finding, Severity } from '../findings.js';
+import type { DatasetHeader } from '../parse/extract.js';
+import { xpathAtLine } from './locate.js';
+
+/**
+ * Level 3: XSD validation with libxml2 (xmllint compiled to WebAssembly), fully offline.
+ * The schemas ship in schemas/xsd/ (see its PROVENANCE.md); the W3C xml.xsd import points at a local copy.
+ * Many documents go into one xmllint call, so each schema set is compiled once per batch, not per file.
+ */
+export interface XsdItem {
+  /** Display path of the input file, for findings. */
+  file: string;
+  text: string;
+  header: DatasetHeader;
+}
+
+/** Schema entry points, relative to schemas/xsd/. */
+export const XSD_ENTRY = {
+  epd: 'v1.2-libxml2/EPD_DataSet.xsd',
+  ilcdProcess: 'ilcd-1.1-libxml2/ILCD_ProcessDataSet.xsd',
+  flow: 'wrappers/EPD_FlowDataSet_v1.2-libxml2.xsd',
+  flowproperty: 'v1.2-libxml2/ILCD_FlowPropertyDataSet.xsd',
+  unitgroup: 'v1.2-libxml2/ILCD_UnitGroupDataSet.xsd',
+  contact: 'v1.2-libxml2/ILCD_ContactDataSet.xsd',
+  source: 'v1.2-libxml2/ILCD_SourceDataSet.xsd',
+  lciamethod: 'v1.2-libxml2/ILCD_LCIAMethodDataSet.xsd',
+} as const;
+
+/** EPDs use the InData EPD profile; plain ILCD processes fail it by design, so they get the JRC ILCD 1.1 schema. */
+export function schemaFor(h: DatasetHeader): string {
+  if (h.type === 'process') return h.process?.typeOfDataSet === 'EPD' ? XSD_ENTRY.epd : XSD_ENTRY.ilcdProcess;
+  return XSD_ENTRY[h.type];
+}
+
+/** Schema errors reject EPDs (what the portal lists); on dependencies and plain ILCD processes they are warnings, as real exports often carry small schema faults (VALIDATION.md finding 5). */
+export function xsdSeverity(h: DatasetHeader): Severity {
+  return h.type === 'process' && h.process?.typeOfDataSet === 'EPD' ? 'error' : 'warning';
+}
+
+export const XSD_ROOT = new URL('../../schemas/xsd/', import.meta.url);
+const SETS = ['v1.2-libxml2', 'ilcd-1.1-libxml2', 'ext', 'wrappers'];
+let schemaFiles: XMLFileInfo[] | undefined;
+
+function loadSchemas(): XMLFileInfo[] {
+  schemaFiles ??= SETS.flatMap((set) =>
+    readdirSync(new URL(`${set}/`, XSD_ROOT))
+      .filter((f) => f.endsWith('.xsd'))
+      .sort()
+      .map((f) => ({ fileName: `xsd/${set}/${f}`, contents: readFileSync(new URL(`${set}/${f}`, XSD_ROOT)) })),
+  );
+  return schemaFiles;
+}
+
+export interface XsdOptions {
+  /** Documents per xmllint call (calibrated: 300 EPDs fit, 3,000 exhaust the wasm memory). */
+  batchSize?: number;
+  /** Also cap a batch by total characters, so a few large files do not exhaust the memory. */
+  batchChars?: number;
+}
+
+/** Validate every item against its schema; returns findings per item index (absent = valid). */
+export async function validateXsd(items: readonly XsdItem[], opts: XsdOptions = {}): Promise<Map<number, Finding[]>> {
+  const out = new Map<number, Finding[]>();
+  const bySchema = new Map<string, number[]>();
+  items.forEach((it, i) => {
+    const s = schemaFor(it.header);
+    const g = bySchema.get(s);
+    if (g) g.push(i);
+    else bySchema.set(s, [i]);
+  });
+  const maxN = opts.batchSize ?? 200;
+  const maxChars = opts.batchChars ?? 40_000_000;
+  for (const [schema, idx] of bySchema) {
+    let batch: number[] = [];
+    let chars = 0;
+    for (const i of idx) {
+      if (batch.length && (batch.length >= maxN || chars + items[i]!.text.length > maxChars)) {
+        await runBatch(schema, batch, items, out);
+        batch = [];
+        chars = 0;
+      }
+      batch.push(i);
+      chars += items[i]!.text.length;
+    }
+    if (batch.length) await runBatch(schema, batch, items, out);
+  }
+  return out;
+}
+
+async function runBatch(schema: string, batch: number[], items: readonly XsdItem[], out: Map<number, Finding[]>): Promise<void> {
+  const all = loadSchemas();
+  const entry = all.find((f) => f.fileName === `xsd/${schema}`)!;
+  // Input files get neutral names: user paths never reach the xmllint command line.
+  const xml = batch.map((i, k) => ({ fileName: `in/${k}.xml`, contents: items[i]!.text }));
+  const chars = xml.reduce((s, x) => s + x.contents.length, 0);
+  let raw: string;
+  try {
+    const r = await validateXML({
+      xml,
+      schema: [entry],
+      preload: all.filter((f) => f !== entry),
+      // 64 KiB pages: room for the compiled schemas plus the batch's trees (about 10x the text).
+      initialMemoryPages: 1024,
+      maxMemoryPages: Math.min(65536, 4096 + Math.ceil((chars * 12) / 65536)),
+    });
+    raw = r.rawOutput;
+  } catch (e) {
+    // A batch that fails as a whole (wasm out of memory) is retried file by file before giving up.
+    if (batch.length > 1) {
+      for (const i of batch) await runBatch(schema, [i], items, out);
+      return;
+    }
+    const it = items[batch[0]!]!;
+    out.set(batch[0]!, [{ ruleId: 'xsd-unavailable', severity: 'warning', file: it.file, message: `Schema validation could not run on this file (${(e as Error).message.split('\n')[0]}); check it with xmllint --schema.` }]);
+    return;
+  }
+  for (const line of raw.split('\n')) {
+    const m = /^in\/(\d+)\.xml(?::(\d+))?: (.*)$/.exec(line);
+    if (!m) continue;
+    const k = Number(m[1]);
+    const i = batch[k];
+    if (i === undefined) continue;
+    const it = items[i]!;
+    const finding = toFinding(it, m[3]!, m[2] ? Number(m[2]) : undefined, schema);
+    if (!finding) continue;
+    const list = out.get(i);
+    if (list) list.push(finding);
+    else out.set(i, [finding]);
+  }
+  // libxml2 may stop with a summary only ("fails to validate", "validation generated an internal error").
+  for (const line of raw.split('\n')) {
+    const m = /^in\/(\d+)\.xml (fails to validate|validation generated an internal error)/.exec(line);
+    if (!m) continue;
+    const i = batch[Number(m[1])];
+    if (i === undefined || out.get(i)?.length) continue;
+    const it = items[i]!;
+    out.set(i, [{ ruleId: 'xsd-invalid', severity: xsdSeverity(it.header), file: it.file, message: `The dataset is not valid against ${schema} (libxml2: ${m[2]}); check it with xmllint --schema.` }]);
+  }
+}
+
+// Namespaced names in libxml2 messages, written with the conventional prefixes (the element's own namespace unprefixed).
+const NS_PREFIX: Record<string, string> = {
+  'http://lca.jrc.it/ILCD/Common': 'common:',
+  'http://www.iai.kit.edu/EPD/2013': 'epd:',
+  'http://www.indata.network/EPD/2019': 'epd2:',
+  'http://www.matml.org/': 'mat:',
+  'http://www.w3.org/XML/1998/namespace': 'xml:',
+  'http://lca.jrc.it/ILCD/Process': '',
+  'http://lca.jrc.it/ILCD/Flow': '',
+  'http://lca.jrc.it/ILCD/FlowProperty': '',
+  'http://lca.jrc.it/ILCD/UnitGroup': '',
+  'http://lca.jrc.it/ILCD/Contact': '',
+  'http://lca.jrc.it/ILCD/Source': '',
+  'http://lca.jrc.it/ILCD/LCIAMethod': '',
+};
+
+function toFinding(it: XsdItem, text: string, line: number | undefined, schema: string): Finding | undefined {
+  // `Schemas validity error : Element '{ns}name': message`; parser errors and warnings are also passed on.
+  const m = /^(Schemas validity|Schemas parser|parser) (error|warning) : (.*)$/.exec(text);
+  if (!m) return undefined;
+  const msg = m[3]!.replace(/(##other)?\{([^}]*)\}/g, (_all, other: string | undefined, uri: string) => `${other ? `${other} ` : ''}${NS_PREFIX[uri] ?? `{${uri}}`}`);
+  const element = /^Element '(?:\{[^}]*\})?([\w.-]+)'/.exec(m[3]!)?.[1];
+  const xpath = line ? xpathAtLine(it.text, line, element) : undefined;
+  return {
+    ruleId: 'xsd-invalid',
+    severity: xsdSeverity(it.header),
+    file: it.file,
+    ...(line ? { line } : {}),
+    ...(xpath ? { xpath } : {}),
+    message: `Not valid against the ILCD schema (${schema}): ${msg}`,
+  };
+}
