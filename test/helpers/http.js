@@ -76,7 +76,7 @@ export async function startProcess(bin, args, port, logFile) {
 }
 
 /** A test document with spaces and non-ASCII characters in its name, put below a published source of the example. */
-export const ODD_DOC = { source: 'c36cdafa-45ef-40ed-bccf-ee5184b21c3e', name: 'Prüfbericht Ä  (2020) ½.pdf', bytes: Buffer.from('%PDF-1.4\n% po-node test document\n') };
+export const ODD_DOC = { source: 'c36cdafa-45ef-40ed-bccf-ee5184b21c3e', name: 'Prüfbericht Ä  (2020) ½ 50% #1+2.pdf', bytes: Buffer.from('%PDF-1.4\n% po-node test document\n') };
 
 export const UNKNOWN_UUID = '00000000-0000-4000-8000-000000000000';
 
