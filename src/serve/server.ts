@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { InputError } from '../errors.js';
+import { documentContentType, SUB } from '../emit/dependencies.js';
 import { LIST_JSON_TYPE, LIST_XML_TYPE } from '../emit/soda4lca.js';
 import { isInside } from '../read/inputs.js';
 
@@ -22,6 +23,12 @@ export interface SiteServer {
 
 const UUID = '[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}';
 const DATASET_RE = new RegExp(`^/(resource/(?:processes|flows|flowproperties|unitgroups|contacts|sources|lciamethods)|v1/epds)/(${UUID})$`);
+/** Lists of the other dataset types: static documents only (paging and search are for processes). */
+const TYPE_LIST_RE = /^\/resource\/(flows|flowproperties|unitgroups|contacts|sources|lciamethods)$/;
+/** Below a dataset URL: files of the sibling `<uuid>_files/` folder (docs/dependencies.md). */
+const ZIPEXPORT_RE = new RegExp(`^/resource/processes/(${UUID})/zipexport$`);
+const EPD_PDF_RE = new RegExp(`^/resource/processes/(${UUID})/epd$`);
+const SOURCE_FILE_RE = new RegExp(`^/resource/sources/(${UUID})/([^/]+)$`);
 const FIXED: Record<string, string> = {
   '/v1/epds': 'v1/epds/index.json',
   '/nodeinfo': 'nodeinfo/index.xml',
@@ -97,8 +104,17 @@ function handle(root: string, list: () => ListIndex, req: IncomingMessage, res: 
     if (!LIST_PARAMS.some((p) => q.has(p))) return sendFile(root, `resource/processes/index.${format}`, req, res);
     return sendPage(list(), q, format, req, res);
   }
+  const typeList = TYPE_LIST_RE.exec(bare);
+  if (typeList) return sendFile(root, `resource/${typeList[1]}/index.${listFormat(q.get('format'))}`, req, res);
   const fixed = FIXED[bare];
   if (fixed) return sendFile(root, fixed, req, res);
+  // Query strings (format=zip, version) are ignored here, as on the static hosts.
+  const zip = ZIPEXPORT_RE.exec(path);
+  if (zip) return sendFile(root, SUB.zipExport(zip[1]!.toLowerCase()), req, res, 'application/zip');
+  const pdf = EPD_PDF_RE.exec(path);
+  if (pdf) return sendFile(root, SUB.epdPdf(pdf[1]!.toLowerCase()), req, res, 'application/pdf');
+  const doc = SOURCE_FILE_RE.exec(path);
+  if (doc) return sendFile(root, SUB.sourceFile(doc[1]!.toLowerCase(), doc[2]!), req, res, documentContentType(doc[2]!));
   const m = DATASET_RE.exec(path);
   if (m) {
     const version = q.get('version');

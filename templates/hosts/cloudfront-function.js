@@ -3,6 +3,13 @@
 // Attach it to the distribution's default behaviour as "Viewer request"; CORS comes from a response headers policy.
 var UUID = '[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}';
 var DATASET = new RegExp('^/(resource/(processes|flows|flowproperties|unitgroups|contacts|sources|lciamethods)|v1/epds)/' + UUID + '$');
+var LIST = /^\/resource\/(processes|flows|flowproperties|unitgroups|contacts|sources|lciamethods)$/;
+// Below a dataset URL: the files of its sibling <uuid>_files/ folder. The URI stays percent-encoded: S3 decodes the key.
+var SUB = [
+  [new RegExp('^/resource/processes/(' + UUID + ')/zipexport$'), '/resource/processes/$1_files/zipexport.zip'],
+  [new RegExp('^/resource/processes/(' + UUID + ')/epd$'), '/resource/processes/$1_files/epd.pdf'],
+  [new RegExp('^/resource/sources/(' + UUID + ')/([^/]+)$'), '/resource/sources/$1_files/$2']
+];
 var FIXED = {
   '/v1/epds': '/v1/epds/index.json',
   '/nodeinfo': '/nodeinfo/index.xml',
@@ -15,12 +22,19 @@ function handler(event) {
   var request = event.request;
   var uri = request.uri;
   if (DATASET.test(uri)) return request;
+  for (var i = 0; i < SUB.length; i++) {
+    if (SUB[i][0].test(uri)) {
+      request.uri = uri.replace(SUB[i][0], SUB[i][1]);
+      return request;
+    }
+  }
   var path = uri.length > 1 ? uri.replace(/\/+$/, '') : uri;
-  if (path === '/resource/processes') {
+  var list = LIST.exec(path);
+  if (list) {
     var f = request.querystring && request.querystring.format;
     // soda4LCA answers XML unless format is JSON (any case); openLCA sends no format and needs XML.
     var json = f && typeof f.value === 'string' && f.value.toLowerCase() === 'json';
-    request.uri = json ? '/resource/processes/index.json' : '/resource/processes/index.xml';
+    request.uri = '/resource/' + list[1] + (json ? '/index.json' : '/index.xml');
   } else if (FIXED[path]) {
     request.uri = FIXED[path];
   } else if (path === '/') {

@@ -15,6 +15,22 @@ aws s3 sync "$SITE/" "s3://$BUCKET/" --exclude '*' --exclude '.*' \
   --include '*.json' --content-type 'application/json;charset=UTF-8' --cache-control "$CACHE"
 aws s3 sync "$SITE/" "s3://$BUCKET/" --exclude '*' --exclude '.*' \
   --include '*.html' --content-type 'text/html; charset=UTF-8' --cache-control "$CACHE"
+# Documents below dataset URLs (<uuid>_files/: source files, EPD PDFs, ZIP exports), by extension in either case.
+while read -r type exts; do
+  inc=()
+  for e in $exts; do inc+=(--include "*.$e" --include "*.${e^^}"); done
+  aws s3 sync "$SITE/" "s3://$BUCKET/" --exclude '*' --exclude '.*' "${inc[@]}" --content-type "$type" --cache-control "$CACHE"
+done <<'TYPES'
+application/pdf pdf
+application/zip zip
+image/png png
+image/jpeg jpg jpeg
+image/gif gif
+image/svg+xml svg
+text/plain txt
+TYPES
+# Any other document there: the CLI guesses the type from the extension (files already uploaded are skipped).
+aws s3 sync "$SITE/" "s3://$BUCKET/" --exclude '*' --exclude '.*' --include '*_files/*' --cache-control "$CACHE"
 # 2. Extensionless datasets (EPDs and what they reference): ILCD XML.
 for dir in {{DATASET_DIRS}}; do
   [ -d "$SITE/$dir" ] || continue

@@ -4,10 +4,17 @@ import { unzipSync } from 'fflate';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { documentName } from '../../dist/catalog/references.js';
+import { createSiteServer } from '../../dist/index.js';
 import { DATASET_TYPES } from '../../dist/parse/ilcd.js';
 import { validateWithSchema } from '../../dist/schemas.js';
 import { buildExample, cleanup, EXAMPLE_DATA, REAL_EPDS } from '../helpers/index.js';
-import { serveSite } from '../helpers/static-host.js';
+
+/** The site as `po-node serve` answers it: the same sub-resource rewrites as the emitted host configs. */
+async function serveSite(out) {
+  const srv = createSiteServer(out, { port: 0 });
+  const { url } = await srv.listen();
+  return { url, close: () => srv.close() };
+}
 
 // Known gaps of the example exports (examples/PROVENANCE.md, ../shared/ilcd/PROVENANCE.md):
 // PDFs too large to copy or never shipped, and datasets the soda4LCA exports did not include.

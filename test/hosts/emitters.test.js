@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { apiExpectations } from '../helpers/http.js';
+import { apiExpectations, documentType, typeMatches } from '../helpers/http.js';
 import { buildExample, cleanup } from '../helpers/index.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -26,12 +26,12 @@ function s3Object(out, uri) {
   return existsSync(p) && statSync(p).isFile() ? readFileSync(p) : null;
 }
 
-/** Content-Type the upload script gives a key: by extension, extensionless datasets as XML. */
+/** Content-Type the upload script gives a key: by extension (either case), extensionless datasets as XML. */
 function s3Type(uri) {
   if (uri.endsWith('.json')) return 'json';
   if (uri.endsWith('.xml')) return 'xml';
   if (UUID.test(uri.split('/').pop())) return 'xml';
-  return 'other';
+  return documentType(decodeURIComponent(uri));
 }
 
 const S3 = suite('hosts: s3-cloudfront');
@@ -50,13 +50,18 @@ S3('the CloudFront Function maps every API URL and format onto a file with the r
       continue;
     }
     if (!body) problems.push(`${x.url} -> ${req.uri}: no such object`);
-    else if (!body.equals(x.body)) problems.push(`${x.url} -> ${req.uri}: wrong bytes`);
+    else if (x.body && !body.equals(x.body)) problems.push(`${x.url} -> ${req.uri}: wrong bytes`);
     else if (s3Type(req.uri) !== x.kind) problems.push(`${x.url} -> ${req.uri}: uploaded as ${s3Type(req.uri)}`);
   }
   assert.equal(problems, []);
   const sample = handler({ request: { uri: '/resource/processes/', querystring: { format: { value: 'Json' }, startIndex: { value: '0' } } } });
   assert.is(sample.uri, '/resource/processes/index.json');
   assert.equal(sample.querystring.startIndex, { value: '0' }, 'other parameters are kept');
+  const zip = handler({ request: { uri: '/resource/processes/ee8863aa-7276-4896-b07a-713937a3134d/zipexport', querystring: { format: { value: 'zip' } } } });
+  assert.is(zip.uri, '/resource/processes/ee8863aa-7276-4896-b07a-713937a3134d_files/zipexport.zip');
+  const doc = handler({ request: { uri: '/resource/sources/c36cdafa-45ef-40ed-bccf-ee5184b21c3e/Pr%C3%BCf%20x.pdf', querystring: {} } });
+  assert.is(doc.uri, '/resource/sources/c36cdafa-45ef-40ed-bccf-ee5184b21c3e_files/Pr%C3%BCf%20x.pdf', 'kept percent-encoded for S3');
+  assert.ok(apiExpectations(out).filter((x) => /\/(epd|zipexport)(\?|$)/.test(x.url)).length >= 15, 'sub-resource URLs are checked');
 });
 
 S3('upload script sets explicit content types, covers the dataset folders, invalidates; CORS policy allows *', async () => {
@@ -67,6 +72,9 @@ S3('upload script sets explicit content types, covers the dataset folders, inval
   assert.match(sh, /--include '\*\.json' --content-type 'application\/json;charset=UTF-8'/);
   assert.match(sh, /for dir in resource\/processes resource\/flows resource\/flowproperties resource\/unitgroups resource\/contacts resource\/sources resource\/lciamethods v1\/epds; do/);
   assert.match(sh, /--include "\$UUID" \\\n\s+--content-type 'application\/xml; charset=UTF-8'/);
+  assert.match(sh, /^application\/pdf pdf$/m);
+  assert.match(sh, /^application\/zip zip$/m);
+  assert.match(sh, /^image\/jpeg jpg jpeg$/m);
   assert.match(sh, /aws cloudfront create-invalidation --distribution-id "\$DISTRIBUTION_ID" --paths '\/\*'/);
   assert.not.match(sh, /\{\{/);
   const policy = JSON.parse(readFileSync(join(`${out}-deploy`, 's3-cloudfront/response-headers-policy.json'), 'utf8'));
@@ -123,7 +131,7 @@ function replay(out, redirects, headers, url) {
   const body = s3Object(out, file);
   const h = {};
   for (const r of headers) if (matchPath(r.path, path) || matchPath(r.path, file)) Object.assign(h, r.headers);
-  const type = h['content-type'] ?? (file.endsWith('.json') ? 'application/json' : file.endsWith('.xml') ? 'application/xml' : 'application/octet-stream');
+  const type = h['content-type'] ?? (file.endsWith('.json') ? 'application/json' : file.endsWith('.xml') ? 'application/xml' : documentType(decodeURIComponent(file)));
   return { body, type, cors: h['access-control-allow-origin'] };
 }
 
@@ -147,9 +155,9 @@ for (const host of ['netlify', 'cloudflare-pages']) {
       const fmt = splitUrl(x.url).query.format;
       const switched = fmt !== undefined && /^json$/i.test(fmt) && (host === 'cloudflare-pages' || !['json', 'JSON'].includes(fmt));
       const kind = switched ? 'xml' : x.kind;
-      const body = kind === x.kind ? x.body : readFileSync(join(out, 'resource/processes/index.xml'));
-      if (!r.body?.equals(body)) problems.push(`${x.url}: wrong or no body`);
-      if (!r.type.startsWith(`application/${kind}`)) problems.push(`${x.url}: type ${r.type}`);
+      const body = kind === x.kind ? x.body : readFileSync(join(out, splitUrl(x.url).path, 'index.xml'));
+      if (!r.body || (body && !r.body.equals(body))) problems.push(`${x.url}: wrong or no body`);
+      if (!typeMatches(kind, r.type.replace(/;\s*charset=utf-8$/i, ''))) problems.push(`${x.url}: type ${r.type}`);
       if (r.cors !== '*') problems.push(`${x.url}: no CORS`);
     }
     assert.equal(problems, []);
@@ -189,6 +197,8 @@ Up('runs under bash: one typed pass per kind of file, every dataset folder, then
   const calls = readFileSync(log, 'utf8').trim().split('\n');
   assert.ok(calls.some((c) => c.includes(`s3 sync ${out}/ s3://b/`) && c.includes('--include *.xml --content-type application/xml; charset=UTF-8')));
   assert.ok(calls.some((c) => c.includes('--include *.json --content-type application/json;charset=UTF-8')));
+  assert.ok(calls.some((c) => c.includes('--include *.pdf --include *.PDF --content-type application/pdf')));
+  assert.ok(calls.some((c) => c.includes('--include *.png --include *.PNG --content-type image/png')));
   for (const dir of ['resource/processes', 'resource/flows', 'v1/epds']) {
     assert.ok(calls.some((c) => c.includes(`s3 sync ${out}/${dir}/ s3://b/${dir}/`) && c.includes('--include ????????-????-????-????-???????????? --content-type application/xml; charset=UTF-8')), dir);
   }

@@ -7,7 +7,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { build } from '../../dist/index.js';
-import { apiExpectations, checkApi, findBinary, freePort, httpGet, startProcess } from '../helpers/http.js';
+import { apiExpectations, checkApi, findBinary, ODD_DOC, freePort, httpGet, startProcess } from '../helpers/http.js';
 import { cleanup, EXAMPLE_CONFIG, EXAMPLE_DATA, REAL_EPDS, tmp } from '../helpers/index.js';
 
 const NGINX = process.env.PO_NODE_TEST_NO_SERVERS ? null : findBinary('/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/bin/nginx');
@@ -33,7 +33,10 @@ async function setup() {
   const result = await build({ config: join(dir, 'po-node.config.json'), now: new Date('2026-01-02T03:04:05Z') });
   assert.is(result.status, 'ok');
   const out = cfg.out;
+  // A document name with spaces and non-ASCII characters (the example's names are ASCII): hosts match it decoded.
+  writeFileSync(join(out, `resource/sources/${ODD_DOC.source}_files/${ODD_DOC.name}`), ODD_DOC.bytes);
   const expectations = apiExpectations(out);
+  assert.ok(expectations.some((x) => x.url.endsWith(encodeURIComponent(ODD_DOC.name))));
   // Precompressed copies for two files: the servers must send them to gzip clients and the plain file to others.
   const uuid = REAL_EPDS[0].uuid;
   writeFileSync(join(out, 'resource/processes', `${uuid}.gz`), gzipSync(readFileSync(join(out, 'resource/processes', uuid))));

@@ -10,13 +10,14 @@ import * as assert from 'uvu/assert';
 import { createSiteServer } from '../../dist/index.js';
 import { child, childrenOf, parseXml } from '../../dist/parse/xml.js';
 import { SAPI } from '../../dist/emit/soda4lca.js';
-import { apiExpectations, checkApi, httpGet } from '../helpers/http.js';
+import { apiExpectations, checkApi, httpGet, ODD_DOC } from '../helpers/http.js';
 import { BIN, buildExample, cleanup, REAL_EPDS, tmp } from '../helpers/index.js';
 
 let site;
 async function setup() {
   if (site) return site;
   const { out } = await buildExample();
+  writeFileSync(join(out, `resource/sources/${ODD_DOC.source}_files/${ODD_DOC.name}`), ODD_DOC.bytes);
   const srv = createSiteServer(out, { port: 0 });
   const { port } = await srv.listen();
   const all = JSON.parse(readFileSync(join(out, 'resource/processes/index.json'), 'utf8')).data.map((d) => d.uuid);
