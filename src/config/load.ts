@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { DEFAULT_ZIP_LIMITS, type ZipLimits } from '../read/zip.js';
@@ -73,6 +73,7 @@ interface RawConfig {
   validation?: { xsd?: boolean; rules?: boolean; disabledRules?: string[] };
 }
 
+export const DEFAULT_CONFIG_FILE = 'po-node.config.json';
 export const DEFAULT_NODE_ID = 'PO_NODE';
 export const DEFAULT_OUT = 'site';
 export const DEFAULT_MAX_FILE_MB = 50;
@@ -83,24 +84,26 @@ export function loadConfig(o: ConfigOverrides = {}): ResolvedConfig {
   let raw: RawConfig = {};
   let baseDir = cwd;
   let configFile: string | undefined;
-  if (o.config) {
-    configFile = resolve(cwd, o.config);
+  // Like most CLIs, a config file in the working directory is used without being named.
+  const configName = o.config ?? (existsSync(resolve(cwd, DEFAULT_CONFIG_FILE)) ? DEFAULT_CONFIG_FILE : undefined);
+  if (configName) {
+    configFile = resolve(cwd, configName);
     let text: string;
     try {
       text = readFileSync(configFile, 'utf8');
     } catch (e) {
-      throw new ConfigError(`Cannot read config file ${o.config}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, {
+      throw new ConfigError(`Cannot read config file ${configName}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, {
         hint: 'Create one with `po-node init`, or leave out --config to use the defaults.',
       });
     }
     try {
       raw = JSON.parse(text) as RawConfig;
     } catch (e) {
-      throw new ConfigError(`Config file ${o.config} is not valid JSON: ${(e as Error).message}`);
+      throw new ConfigError(`Config file ${configName} is not valid JSON: ${(e as Error).message}`);
     }
     const problems = validateWithSchema('config', raw);
     if (problems.length) {
-      throw new ConfigError(`Config file ${o.config} is invalid:\n${problems.map((p) => `  - ${p}`).join('\n')}`, {
+      throw new ConfigError(`Config file ${configName} is invalid:\n${problems.map((p) => `  - ${p}`).join('\n')}`, {
         hint: 'See schemas/config.schema.json for every setting.',
       });
     }

@@ -109,6 +109,22 @@ check('an invalid EPD -> epds-valid fails with the rule and the URL path', async
   assert.is(r.epds.valid, 4);
 });
 
+check('an EPD that breaks the ILCD+EPD schema -> epds-valid fails with the libxml2 error (same XSD as build)', async () => {
+  const { front } = await node({
+    breakSite: (out) => {
+      const p = join(out, 'resource/processes', EPD.uuid);
+      // Well-formed, right UUID and version, but an element the schema does not allow at this position.
+      writeFileSync(p, readFileSync(p, 'utf8').replace('<common:dataSetVersion>', '<common:bogusElement>x</common:bogusElement><common:dataSetVersion>'));
+    },
+  });
+  const r = await runCheck(front.url, FAST);
+  failsWith(r, { 'epds-valid': new RegExp(`/resource/processes/${EPD.uuid}: \\d+ error\\(s\\)`) });
+  const xsd = r.findings.find((f) => f.ruleId === 'xsd-invalid' && f.file === `/resource/processes/${EPD.uuid}`);
+  assert.ok(xsd, 'an xsd-invalid finding for the broken EPD');
+  assert.match(xsd.message, 'bogusElement');
+  assert.is(r.epds.valid, 4);
+});
+
 check('an EPD whose version differs from the list entry -> list fails', async () => {
   const { front } = await node({
     breakSite: (out) => {

@@ -1,6 +1,6 @@
 // The CLI as a person or CI runs it: spawned through bin/po-node.js.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -80,6 +80,18 @@ test('a config file that breaks its schema is reported precisely', () => {
   assert.is(r.code, 2);
   assert.match(r.err, '/node/id');
   assert.match(r.err, 'colour');
+});
+
+test('po-node.config.json in the working directory is used without --config', () => {
+  const dir = tmp();
+  const cfg = JSON.parse(readFileSync(EXAMPLE_CONFIG, 'utf8'));
+  delete cfg.$schema;
+  cfg.inputs = [join(ROOT, 'examples/ilcdlib/ibu_with_dependencies')];
+  cfg.out = 'public';
+  writeFileSync(join(dir, 'po-node.config.json'), JSON.stringify(cfg));
+  const r = run(['build'], { cwd: dir });
+  assert.is(r.code, 0, r.err);
+  assert.match(readFileSync(join(dir, 'public/nodeinfo/index.xml'), 'utf8'), '<nodeID>PO_NODE_EXAMPLE</nodeID>');
 });
 
 test.after(cleanup);

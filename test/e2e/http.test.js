@@ -4,13 +4,15 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { buildExample, cleanup, EXAMPLE_DATA, REAL_EPDS, sha256 } from '../helpers/index.js';
-import { startStaticServer } from '../helpers/static-server.js';
+import { createSiteServer } from '../../dist/index.js';
 
 const e2e = suite('e2e over HTTP');
 let server;
 e2e.before(async () => {
   const { out } = await buildExample();
-  server = await startStaticServer(out);
+  const site = createSiteServer(out, { port: 0 });
+  const { url } = await site.listen();
+  server = { base: url, close: () => site.close() };
 });
 e2e.after(async () => {
   await server?.close();
