@@ -5,7 +5,8 @@ import { validate, type ValidateOptions } from './check.js';
 import type { ConfigOverrides } from './config/load.js';
 import { formatGithub } from './report/github.js';
 import { PoNodeError } from './errors.js';
-import { palette } from './report/color.js';
+import type { Finding } from './findings.js';
+import { palette, type Palette } from './report/color.js';
 import { buildReportJson, validateReportJson } from './report/json.js';
 import { progressReporter } from './report/progress.js';
 import { formatBuildSummary, formatFindings, formatValidateSummary } from './report/text.js';
@@ -114,10 +115,7 @@ Examples:
       if (o.json) {
         io.stdout.write(buildReportJson(result));
       } else {
-        const shown = o.quiet ? result.findings.filter((f) => f.severity === 'error') : result.findings;
-        const text = formatFindings(shown, c, { showInfo: o.verbose ?? false });
-        if (text) io.stderr.write(`${text}\n`);
-        io.stderr.write(`${formatBuildSummary(result, c)}\n`);
+        io.stderr.write(`${findingsText(result.findings, o, c)}${formatBuildSummary(result, c)}\n`);
       }
       setExit(result.ok ? 0 : 1);
     });
@@ -153,14 +151,9 @@ Examples:
       if (o.config) opts.config = o.config;
       applyLevelFlags(opts, o);
       const result = await validate(opts);
-      const shown = o.quiet ? result.findings.filter((f) => f.severity === 'error') : result.findings;
       if (format === 'json') io.stdout.write(validateReportJson(result));
-      else if (format === 'github') io.stdout.write(formatGithub(shown.filter((f) => o.verbose || f.severity !== 'info')));
-      else {
-        const text = formatFindings(shown, c, { showInfo: o.verbose ?? false });
-        if (text) io.stdout.write(`${text}\n`);
-        io.stdout.write(`${formatValidateSummary(result, c)}\n`);
-      }
+      else if (format === 'github') io.stdout.write(formatGithub(shownFindings(result.findings, o).filter((f) => o.verbose || f.severity !== 'info')));
+      else io.stdout.write(`${findingsText(result.findings, o, c)}${formatValidateSummary(result, c)}\n`);
       setExit(result.ok ? 0 : 1);
     });
 
@@ -215,4 +208,15 @@ function parseNumber(v: string): number {
   const n = Number(v);
   if (v.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError(`"${v}" is not a number.`);
   return n;
+}
+
+/** --quiet keeps only errors. */
+function shownFindings(findings: readonly Finding[], o: { quiet?: boolean }): readonly Finding[] {
+  return o.quiet ? findings.filter((f) => f.severity === 'error') : findings;
+}
+
+/** Findings grouped by file, followed by a blank line; empty when there is nothing to show. */
+function findingsText(findings: readonly Finding[], o: { quiet?: boolean; verbose?: boolean }, c: Palette): string {
+  const text = formatFindings(shownFindings(findings, o), c, { showInfo: o.verbose ?? false });
+  return text ? `${text}\n` : '';
 }
