@@ -17,7 +17,8 @@ export function formatFindings(findings: readonly Finding[], c: Palette, opts: {
   for (const [file, list] of groups) {
     out.push(c.bold(file));
     for (const f of list) {
-      const pos = f.line ? `${f.line}:${f.col ?? 0}` : '';
+      // libxml2 gives no column: show the line alone rather than a made-up 0.
+      const pos = f.line ? (f.col ? `${f.line}:${f.col}` : `${f.line}`) : '';
       const sev = f.severity === 'error' ? c.red('error  ') : f.severity === 'warning' ? c.yellow('warning') : c.dim('info   ');
       out.push(`  ${pos.padEnd(8)} ${sev}  ${f.message}  ${c.dim(f.ruleId)}`);
       if (f.xpath) out.push(`  ${''.padEnd(8)}          ${c.dim(`at ${f.xpath}`)}`);
@@ -32,13 +33,13 @@ export function formatBuildSummary(r: BuildResult, c: Palette): string {
   const s = r.summary;
   const lines: string[] = [];
   const rejected = s.rejected ? c.red(`${s.rejected} rejected`) : '0 rejected';
-  lines.push(`${s.files} files read: ${s.datasets} datasets, ${c.bold(`${s.epds} EPDs`)} listed, ${rejected}, ${s.skipped} skipped, ${s.superseded} superseded`);
+  lines.push(`${n(s.files, 'file')} read: ${n(s.datasets, 'dataset')}, ${c.bold(n(s.epds, 'EPD'))} listed, ${rejected}, ${s.skipped} skipped, ${s.superseded} superseded`);
   const refs = r.references;
   if (refs.total) {
     const miss = refs.missing.length ? c.yellow(`${refs.missing.length} missing`) : '0 missing';
     lines.push(`References of the EPDs: ${refs.resolved} of ${refs.total} resolved, ${miss}${refs.external ? `, ${refs.external} web links not checked` : ''} (docs/dependencies.md)`);
   }
-  lines.push(`${s.errors ? c.red(`${s.errors} errors`) : '0 errors'}, ${s.warnings ? c.yellow(`${s.warnings} warnings`) : '0 warnings'}`);
+  lines.push(`${s.errors ? c.red(n(s.errors, 'error')) : '0 errors'}, ${s.warnings ? c.yellow(n(s.warnings, 'warning')) : '0 warnings'}`);
   if (r.written) {
     const status = r.status === 'ok' ? c.green('ok') : r.status === 'degraded' ? c.yellow('degraded') : c.red(r.status);
     lines.push(`Site written to ${c.bold(`${r.outDisplay}/`)} (health: ${status}) in ${(r.durationMs / 1000).toFixed(2)} s`);
@@ -54,5 +55,10 @@ export function formatBuildSummary(r: BuildResult, c: Palette): string {
 export function formatValidateSummary(r: ValidateResult, c: Palette): string {
   const rejected = r.rejected ? c.red(`${r.rejected} rejected`) : '0 rejected';
   const verdict = r.ok ? c.green('No errors.') : c.red(`${r.errors} error(s): the files above would be rejected by po-node build.`);
-  return `${r.files} files checked: ${r.datasets} datasets, ${c.bold(`${r.epds} EPDs`)}, ${rejected}\n${r.errors ? c.red(`${r.errors} errors`) : '0 errors'}, ${r.warnings ? c.yellow(`${r.warnings} warnings`) : '0 warnings'}\n${verdict}`;
+  return `${n(r.files, 'file')} checked: ${n(r.datasets, 'dataset')}, ${c.bold(n(r.epds, 'EPD'))}, ${rejected}\n${r.errors ? c.red(n(r.errors, 'error')) : '0 errors'}, ${r.warnings ? c.yellow(n(r.warnings, 'warning')) : '0 warnings'}\n${verdict}`;
+}
+
+/** "1 file", "2 files". */
+function n(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }

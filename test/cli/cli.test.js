@@ -42,7 +42,7 @@ test('the text summary says what was found, published, rejected and where the si
   assert.is(r.code, 0, r.err);
   assert.match(r.err, 'broken.xml');
   assert.match(r.err, 'xml-malformed');
-  assert.match(r.err, /1 EPDs listed, 1 rejected/);
+  assert.match(r.err, /1 EPD listed, 1 rejected/);
   assert.match(r.err, 'No base URL set');
   assert.match(r.err, /Site written to .*site\/ \(health: degraded\)/);
 });
