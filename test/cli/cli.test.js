@@ -38,7 +38,8 @@ test('the text summary says what was found, published, rejected and where the si
   const dir = join(base, 'in');
   mkdirSync(dir);
   writeFileSync(join(dir, 'broken.xml'), '<processDataSet><x></processDataSet>');
-  const r = run(['build', join('..', '..', ROOT, 'examples/ilcdlib/ibu_with_dependencies'), dir, '--out', join(base, 'site')]);
+  // A relative input is resolved against the working directory.
+  const r = run(['build', 'examples/ilcdlib/ibu_with_dependencies', dir, '--out', join(base, 'site')]);
   assert.is(r.code, 0, r.err);
   assert.match(r.err, 'broken.xml');
   assert.match(r.err, 'xml-malformed');
