@@ -71,8 +71,8 @@ function du(dir) {
   return n;
 }
 
-function runBuild(out) {
-  const r = spawnSync(process.execPath, [join(ROOT, 'bench', 'build-child.js'), corpus, out], { encoding: 'utf8', maxBuffer: 1 << 26 });
+function runBuild(out, opts = {}) {
+  const r = spawnSync(process.execPath, [join(ROOT, 'bench', 'build-child.js'), corpus, out, JSON.stringify(opts)], { encoding: 'utf8', maxBuffer: 1 << 26 });
   if (r.status !== 0) throw new Error(`build failed: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop());
 }
@@ -97,7 +97,12 @@ const bytes = du(corpus);
 log(`corpus: ${count} EPDs + dependencies, ${(bytes / 1e6).toFixed(0)} MB`);
 
 const cpMs = time(() => execFileSync('cp', ['-r', corpus, join(work, 'copy')]));
-const full = runBuild(join(work, 'site'));
+// Validation off: levels 1-2 only (safe XML, parse, ILCD structure and index fields), no XSD, no ECO rules.
+// Parsing cannot be switched off: the index (lists, health) is read from the documents.
+const noVal = runBuild(join(work, 'site-noval'), { clean: true, level: 2 });
+rmSync(join(work, 'site-noval'), { recursive: true, force: true });
+// Full build: default validation (all levels), --clean so any cache from an earlier run is ignored.
+const full = runBuild(join(work, 'site'), { clean: true });
 const noop = runBuild(join(work, 'site'));
 // 1% change: rename 1% of the EPDs, then rebuild.
 const procs = readdirSync(join(corpus, 'processes')).sort();
@@ -112,10 +117,11 @@ const results = {
   machine: { cores: cpus().length, cpu: cpus()[0]?.model, memGiB: Math.round(totalmem() / 2 ** 30), node: process.version },
   count,
   corpusMB: +(bytes / 1e6).toFixed(1),
-  ms: { cp: cpMs, fullBuild: full.ms, noopRebuild: noop.ms, rebuild1pct: onePct.ms, xmllintSchema: xmllintMs ?? null },
-  peakRssMB: { fullBuild: +(full.maxRssKB / 1024).toFixed(0) },
+  ms: { cp: cpMs, buildNoValidation: noVal.ms, fullBuild: full.ms, noopRebuild: noop.ms, rebuild1pct: onePct.ms, xmllintSchema: xmllintMs ?? null },
+  peakRssMB: { fullBuild: +(full.maxRssKB / 1024).toFixed(0), buildNoValidation: +(noVal.maxRssKB / 1024).toFixed(0), noopRebuild: +(noop.maxRssKB / 1024).toFixed(0) },
   ratios: {
     fullBuildVsCp: full.ms / cpMs,
+    buildNoValidationVsCp: noVal.ms / cpMs,
     fullBuildVsXmllintSchema: xmllintMs ? full.ms / xmllintMs : null,
     noopVsFull: noop.ms / full.ms,
     onePctVsFull: onePct.ms / full.ms,
@@ -123,14 +129,24 @@ const results = {
   targets: { fullBuildVsXmllintSchema: 1.5, buildNoValidationVsCp: 3, noopVsFull: 0.1, onePctVsFull: 0.2, rss100kVs10k: 1.2 },
   epds: full.epds,
 };
+// Memory growth: compare with the 10k run of an earlier bench (bench/results-10000.json), when this is a larger run.
+const ref = join(ROOT, 'bench', 'results-10000.json');
+if (count > 10000 && existsSync(ref)) {
+  const small = JSON.parse(readFileSync(ref, 'utf8'));
+  results.peakRssMB.at10k = small.peakRssMB.fullBuild;
+  results.ratios.rss100kVs10k = results.peakRssMB.fullBuild / small.peakRssMB.fullBuild;
+}
 const f = (ms) => (ms == null ? 'n/a' : `${(ms / 1000).toFixed(2)} s`);
 const r = (x) => (x == null ? 'n/a' : `${x.toFixed(2)}x`);
 console.log(`corpus            ${count} EPDs, ${results.corpusMB} MB`);
 console.log(`cp -r             ${f(cpMs)}`);
 console.log(`xmllint --schema  ${f(xmllintMs)}`);
+console.log(`no validation     ${f(noVal.ms)}  (${r(results.ratios.buildNoValidationVsCp)} cp -r; target <= 3x; --level 2)  peak RSS ${results.peakRssMB.buildNoValidation} MB`);
 console.log(`full build        ${f(full.ms)}  (${r(results.ratios.fullBuildVsCp)} cp -r, ${r(results.ratios.fullBuildVsXmllintSchema)} xmllint --schema; target <= 1.5x xmllint)  peak RSS ${results.peakRssMB.fullBuild} MB`);
 console.log(`no-op rebuild     ${f(noop.ms)}  (${r(results.ratios.noopVsFull)} full; target <= 0.1x)`);
 console.log(`1% changed        ${f(onePct.ms)}  (${r(results.ratios.onePctVsFull)} full; target <= 0.2x)`);
+if (results.ratios.rss100kVs10k != null) console.log(`peak RSS          ${results.peakRssMB.fullBuild} MB at ${count} vs ${results.peakRssMB.at10k} MB at 10000 (${r(results.ratios.rss100kVs10k)}; target <= 1.2x)`);
+console.log(JSON.stringify(results));
 const outFile = join(ROOT, 'bench', `results-${count}.json`);
 writeFileSync(outFile, `${JSON.stringify(results, null, 2)}\n`);
 log(`results written to ${outFile}`);
