@@ -10,6 +10,7 @@ import { findingAt, inputLabel, type InputFile } from '../read/inputs.js';
 import { checkDocument } from '../validate/run.js';
 import type { DeclaredUnit } from './references.js';
 import { validateXsd, type XsdItem } from '../validate/xsd.js';
+import type { BuildCache } from '../emit/cache.js';
 
 /** A dataset accepted for publication. Bytes are not kept: the writer copies the input file. */
 export interface Dataset {
@@ -49,6 +50,8 @@ export interface CatalogOptions {
   /** Documents per XSD batch (xmllint call). */
   xsdBatchSize?: number;
   onProgress?: (done: number, total: number) => void;
+  /** Incremental builds: unchanged inputs reuse their earlier outcome (src/emit/cache.ts). */
+  cache?: BuildCache;
 }
 
 /** Read, check and index every input; bad files become findings, never exceptions. */
@@ -69,33 +72,52 @@ export async function buildCatalog(files: readonly InputFile[], discoveryFinding
   const xsdOn = opts.validation?.xsd ?? true;
   const batchSize = opts.xsdBatchSize ?? 200;
   // dataset is absent when level 2/4 already rejected the file: XSD still runs so the report is complete.
-  let pending: { dataset?: Dataset; item: XsdItem }[] = [];
+  const cache = opts.cache;
+  type Stat = ReturnType<BuildCache['stat']>;
+  let pending: { dataset?: Dataset; item: XsdItem; file: InputFile; st: Stat; readFindings: Finding[] }[] = [];
   const flush = async () => {
     const results = await validateXsd(pending.map((p) => p.item), { batchSize });
     pending.forEach((p, i) => {
       const fs = results.get(i) ?? [];
       findings.push(...fs);
-      if (!p.dataset || fs.some((f) => f.severity === 'error')) stats.rejectedFiles++;
+      const ok = p.dataset && !fs.some((f) => f.severity === 'error');
+      if (!ok) stats.rejectedFiles++;
       else {
         stats.datasetsRead++;
-        accepted.push(p.dataset);
+        accepted.push(p.dataset!);
       }
+      cache?.record(p.file, p.st, { findings: [...p.readFindings, ...fs], ...(ok ? { header: p.dataset!.header, sha256: p.dataset!.sha256 } : {}) });
     });
     pending = [];
   };
   for (const file of xml) {
+    const hit = cache?.lookup(file);
+    if (hit) {
+      findings.push(...hit.findings);
+      if (hit.header && hit.sha256) {
+        stats.datasetsRead++;
+        accepted.push({ header: hit.header, file, sha256: hit.sha256 });
+      } else if (hit.skipped) stats.skippedFiles++;
+      else stats.rejectedFiles++;
+      opts.onProgress?.(++done, xml.length);
+      continue;
+    }
+    const st = cache?.stat(file);
     const result = await readOne(file, opts);
     findings.push(...result.findings);
     if (xsdOn && result.text !== undefined && result.header) {
-      pending.push({ ...(result.dataset ? { dataset: result.dataset } : {}), item: { file: file.path, text: result.text, header: result.header } });
+      pending.push({ ...(result.dataset ? { dataset: result.dataset } : {}), item: { file: file.path, text: result.text, header: result.header }, file, st, readFindings: result.findings });
       if (pending.length >= batchSize) await flush();
-    } else if (result.dataset) {
-      stats.datasetsRead++;
-      accepted.push(result.dataset);
-    } else if (result.skipped) {
-      stats.skippedFiles++;
     } else {
-      stats.rejectedFiles++;
+      if (result.dataset) {
+        stats.datasetsRead++;
+        accepted.push(result.dataset);
+      } else if (result.skipped) {
+        stats.skippedFiles++;
+      } else {
+        stats.rejectedFiles++;
+      }
+      cache?.record(file, st, { findings: result.findings, ...(result.dataset ? { header: result.dataset.header, sha256: result.dataset.sha256 } : {}), ...(result.skipped ? { skipped: true } : {}) });
     }
     opts.onProgress?.(++done, xml.length);
   }

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { Dataset } from '../catalog/build.js';
 import type { ReferenceReport, SourceDocument } from '../catalog/references.js';
@@ -33,18 +35,34 @@ export function documentContentType(name: string): string {
   return (ext && DOC_TYPES[ext]) || 'application/octet-stream';
 }
 
+/** Bump when zipExport's layout changes, so cached exports are not reused. */
+const ZIP_FORMAT = 'zipexport/1\n';
+
 /** Source documents, EPD PDFs and per-EPD ZIP exports. */
 export function planDependencyFiles(epds: readonly Dataset[], refs: ReferenceReport): PlannedFile[] {
   const files: PlannedFile[] = [];
   // Dependencies recur in many exports: read and compress each once per build.
   const cache = new Map<InputFile, Promise<ZipEntry>>();
-  for (const sd of refs.documents) files.push({ path: SUB.sourceFile(sd.source.header.uuid, sd.name), contentType: documentContentType(sd.name), source: inputSource(sd.file) });
+  // Content keys for incremental builds: documents are hashed once (they are few and shared).
+  const docKeys = new Map<InputFile, string>();
+  const docKey = (f: InputFile) => {
+    let k = docKeys.get(f);
+    if (!k) docKeys.set(f, (k = createHash('sha256').update(f.bytes ?? readFileSync(f.abs)).digest('hex')));
+    return k;
+  };
+  for (const sd of refs.documents) files.push({ path: SUB.sourceFile(sd.source.header.uuid, sd.name), contentType: documentContentType(sd.name), source: inputSource(sd.file), key: `sha256:${docKey(sd.file)}` });
   for (const epd of epds) {
     const uuid = epd.header.uuid;
     const pdf = refs.epdPdf.get(uuid);
-    if (pdf) files.push({ path: SUB.epdPdf(uuid), contentType: 'application/pdf', source: inputSource(pdf.file) });
+    if (pdf) files.push({ path: SUB.epdPdf(uuid), contentType: 'application/pdf', source: inputSource(pdf.file), key: `sha256:${docKey(pdf.file)}` });
     const closure = refs.closures.get(uuid);
-    if (closure) files.push({ path: SUB.zipExport(uuid), contentType: 'application/zip', source: { make: () => zipExport(epd, closure.datasets, closure.documents, cache) } });
+    if (closure) {
+      // The export's bytes follow from its entry names and their contents.
+      const h = createHash('sha256').update(ZIP_FORMAT);
+      for (const d of [epd, ...closure.datasets]) h.update(`${d.header.type}/${d.header.uuid}_${d.header.version}:${d.sha256}\n`);
+      for (const sd of closure.documents) h.update(`doc/${sd.name}:${docKey(sd.file)}\n`);
+      files.push({ path: SUB.zipExport(uuid), contentType: 'application/zip', source: { make: () => zipExport(epd, closure.datasets, closure.documents, cache) }, key: `zip:${h.digest('hex')}` });
+    }
   }
   return files;
 }
