@@ -68,7 +68,7 @@ Docs: README.md (output tree, publishing), docs/rules.md (every finding), schema
     .option('-b, --base-url <url>', 'public base URL of the node, e.g. https://epd.example.org/node')
     .option('--strict', 'exit 1 and write nothing when any dataset is rejected (for CI)')
     .option('--require-dependencies', 'a reference of a published EPD missing from the input is an error, not a warning')
-    .option('--clean', 'replace the output folder even if po-node did not create it (its contents are deleted)')
+    .option('--clean', 'full rebuild: ignore the incremental-build cache, and replace the output folder even if po-node did not create it (its contents are deleted)')
     .option('--json', 'print the build report as JSON on stdout (schemas/build-report.schema.json)')
     .option('--host <names>', 'also emit configuration for hosts, comma-separated: nginx, apache, netlify, cloudflare-pages, github-pages, s3-cloudfront (docs/hosting.md)')
     .option('--deploy-out <dir>', 'folder for host configs that are not published (default: <out>-deploy)')
