@@ -20,6 +20,10 @@ export interface BuildOptions extends ConfigOverrides {
   now?: Date;
   /** Folder of the incremental-build cache (default: PO_NODE_CACHE_DIR, else $XDG_CACHE_HOME/po-node or ~/.cache/po-node). */
   cacheDir?: string;
+  /** Worker threads for reading and validating (default: the cores available, PO_NODE_THREADS; 1 = none). */
+  threads?: number;
+  /** Documents per XSD batch and per worker chunk (default 200). */
+  xsdBatchSize?: number;
   /** Called as phases progress, for progress bars and CI log lines. */
   onProgress?: (event: ProgressEvent) => void;
 }
@@ -98,6 +102,8 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
     maxFileSize: cfg.limits.maxFileSize,
     validation: cfg.validation,
     now: builtAt,
+    ...(opts.threads ? { threads: opts.threads } : {}),
+    ...(opts.xsdBatchSize ? { xsdBatchSize: opts.xsdBatchSize } : {}),
     onProgress: (done, total) => opts.onProgress?.({ phase: 'read', done, total }),
   });
   const refs = checkReferences(catalog, { require: cfg.requireDependencies });

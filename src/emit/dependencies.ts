@@ -39,7 +39,7 @@ export function documentContentType(name: string): string {
 const ZIP_FORMAT = 'zipexport/1\n';
 
 /** Source documents, EPD PDFs and per-EPD ZIP exports. */
-export function planDependencyFiles(epds: readonly Dataset[], refs: ReferenceReport): PlannedFile[] {
+export function planDependencyFiles(epds: readonly Dataset[], refs: ReferenceReport, opts: { zipExport: boolean } = { zipExport: true }): PlannedFile[] {
   const files: PlannedFile[] = [];
   // Dependencies recur in many exports: read and compress each once per build.
   const cache = new Map<InputFile, Promise<ZipEntry>>();
@@ -56,7 +56,7 @@ export function planDependencyFiles(epds: readonly Dataset[], refs: ReferenceRep
     const pdf = refs.epdPdf.get(uuid);
     if (pdf) files.push({ path: SUB.epdPdf(uuid), contentType: 'application/pdf', source: inputSource(pdf.file), key: `sha256:${docKey(pdf.file)}` });
     const closure = refs.closures.get(uuid);
-    if (closure) {
+    if (closure && opts.zipExport) {
       // The export's bytes follow from its entry names and their contents.
       const h = createHash('sha256').update(ZIP_FORMAT);
       for (const d of [epd, ...closure.datasets]) h.update(`${d.header.type}/${d.header.uuid}_${d.header.version}:${d.sha256}\n`);

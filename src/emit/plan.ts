@@ -42,7 +42,7 @@ export function planSite({ catalog, cfg, builtAt, references }: PlanContext): Pl
     for (const t of DATASET_TYPES) {
       for (const d of catalog.byType[t.type]) add(`resource/${t.folder}/${safeUuid(d.header.uuid)}`, CONTENT_TYPES.xml, inputSource(d.file), `sha256:${d.sha256}`);
     }
-    if (references) files.push(...planDependencyFiles(catalog.epds, references));
+    if (references) files.push(...planDependencyFiles(catalog.epds, references, { zipExport: cfg.zipExport }));
     files.push(...planTypeLists(catalog, cfg));
     add('resource/processes/index.xml', CONTENT_TYPES.xml, { text: processListXml(catalog.epds, cfg) });
     add('resource/processes/index.json', CONTENT_TYPES.json, { text: processListJson(catalog.epds, cfg) });
