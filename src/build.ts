@@ -1,5 +1,6 @@
 import { relative } from 'node:path';
 import { buildCatalog, type Catalog } from './catalog/build.js';
+import { Interner } from './catalog/intern.js';
 import { checkReferences, type ReferenceReport } from './catalog/references.js';
 import { loadConfig, type ConfigOverrides, type ResolvedConfig } from './config/load.js';
 import { BuildCache, cacheFile, cacheKey } from './emit/cache.js';
@@ -96,9 +97,11 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
     });
   }
   // Incremental builds: unchanged inputs and outputs are reused (src/emit/cache.ts, docs/performance.md).
-  const cache = new BuildCache(cfg.out, cacheKey(cfg, builtAt, cwd), opts.clean ?? false, opts.cacheDir ? cacheFile(cfg.out, opts.cacheDir) : undefined);
+  const interner = new Interner();
+  const cache = await new BuildCache(cfg.out, cacheKey(cfg, builtAt, cwd), opts.clean ?? false, opts.cacheDir ? cacheFile(cfg.out, opts.cacheDir) : undefined).load(interner);
   const catalog = await buildCatalog(discovery.files, [...configFindings, ...discovery.findings], {
     cache,
+    interner,
     maxFileSize: cfg.limits.maxFileSize,
     validation: cfg.validation,
     now: builtAt,
@@ -143,7 +146,7 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
     health = await verifyAndDescribe(dir, catalog, cfg, builtAt, findings, references);
     return healthFiles(health, cfg);
   });
-  cache.save();
+  await cache.save();
   // Host configs outside the tree (nginx, Apache vhost, S3 script): their own folder, swapped in the same way.
   const deploy = emitHosts(cfg.hosts ?? [], { cfg, site: files }).deploy;
   if (deploy.length) await writeSite(deploy, { out: cfg.deploy.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false }, async () => []);

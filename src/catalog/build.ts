@@ -5,6 +5,7 @@ import { compareVersions, DATASET_TYPES, type DatasetType } from '../parse/ilcd.
 import { findingAt, inputLabel, type InputFile } from '../read/inputs.js';
 import type { DeclaredUnit } from './references.js';
 import type { BuildCache } from '../emit/cache.js';
+import { Interner } from './intern.js';
 import { readAll } from './pool.js';
 import type { ReadOutcome } from './read.js';
 
@@ -45,6 +46,8 @@ export interface CatalogOptions {
   now?: Date;
   /** Documents per XSD batch (xmllint call). */
   xsdBatchSize?: number;
+  /** Shared with the cache loader, so cached and fresh outcomes share their strings. */
+  interner?: Interner;
   /** Worker threads for reading (default: the cores available; 1 = none). */
   threads?: number;
   onProgress?: (done: number, total: number) => void;
@@ -67,12 +70,17 @@ export async function buildCatalog(files: readonly InputFile[], discoveryFinding
 
   // Unchanged inputs take their earlier outcome from the cache; the rest are read on every core.
   const cache = opts.cache;
-  const outcomes: (ReadOutcome | undefined)[] = xml.map((file) => cache?.lookup(file));
+  // Every outcome kept goes through one interner: repeated references and strings are held once.
+  const interner = opts.interner ?? new Interner();
+  const outcomes: (ReadOutcome | undefined)[] = xml.map((file) => {
+    const hit = cache?.lookup(file);
+    return hit && interner.outcome(hit);
+  });
   const missIdx = xml.flatMap((_f, i) => (outcomes[i] ? [] : [i]));
   const stats0 = missIdx.map((i) => cache?.stat(xml[i]!));
   let done = xml.length - missIdx.length;
   opts.onProgress?.(done, xml.length);
-  const read = await readAll(
+  await readAll(
     missIdx.map((i) => xml[i]!),
     {
       maxFileSize: opts.maxFileSize,
@@ -82,11 +90,12 @@ export async function buildCatalog(files: readonly InputFile[], discoveryFinding
       ...(opts.threads ? { threads: opts.threads } : {}),
       onChunk: (n) => opts.onProgress?.((done += n), xml.length),
     },
+    (k, outcome) => {
+      const i = missIdx[k]!;
+      outcomes[i] = interner.outcome(outcome);
+      cache?.record(xml[i]!, stats0[k], outcomes[i]!);
+    },
   );
-  missIdx.forEach((i, k) => {
-    outcomes[i] = read[k]!;
-    cache?.record(xml[i]!, stats0[k], read[k]!);
-  });
   // Input order, whatever the scheduling: deterministic findings and winners.
   xml.forEach((file, i) => {
     const o = outcomes[i]!;

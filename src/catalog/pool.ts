@@ -24,12 +24,14 @@ export function defaultThreads(env: NodeJS.ProcessEnv = process.env): number {
 /**
  * Read, parse and validate files on every core: chunks go to worker threads, each running levels 1-4
  * (the XSD validator runs in a wasm thread of its own meanwhile). Outcomes come back in input order, so
- * the build stays deterministic whatever the scheduling.
+ * the build stays deterministic whatever the scheduling. Each outcome goes to `sink` as its chunk is done
+ * (with its index in `files`), so nothing but what the sink keeps stays in memory.
  */
-export async function readAll(files: readonly InputFile[], opts: PoolOptions): Promise<ReadOutcome[]> {
+export async function readAll(files: readonly InputFile[], opts: PoolOptions, sink: (index: number, outcome: ReadOutcome) => void): Promise<void> {
   const { threads, onChunk, ...readOpts } = opts;
   const perChunk = opts.xsdBatchSize ?? CHUNK_FILES;
   const chunks: InputFile[][] = [];
+  const starts: number[] = [];
   let cur: InputFile[] = [];
   let bytes = 0;
   for (const f of files) {
@@ -38,20 +40,23 @@ export async function readAll(files: readonly InputFile[], opts: PoolOptions): P
       cur = [];
       bytes = 0;
     }
+    if (!cur.length) starts.push(chunks.length ? starts[starts.length - 1]! + chunks[chunks.length - 1]!.length : 0);
     cur.push(f);
     bytes += f.size;
   }
   if (cur.length) chunks.push(cur);
 
-  const results: ReadOutcome[][] = new Array(chunks.length);
+  const deliver = (i: number, outcomes: ReadOutcome[]) => {
+    outcomes.forEach((o, j) => sink(starts[i]! + j, o));
+    onChunk?.(chunks[i]!.length);
+  };
   // Explicit threads are honoured on any input (tests); the default only pays off on larger ones.
   const nThreads = threads ?? (files.length < MIN_FILES_FOR_WORKERS ? 1 : defaultThreads());
   if (nThreads <= 1 || chunks.length < 2) {
     for (let i = 0; i < chunks.length; i++) {
-      results[i] = await readChunk(chunks[i]!, readOpts);
-      onChunk?.(chunks[i]!.length);
+      deliver(i, await readChunk(chunks[i]!, readOpts));
     }
-    return results.flat();
+    return;
   }
 
   let next = 0;
@@ -64,15 +69,13 @@ export async function readAll(files: readonly InputFile[], opts: PoolOptions): P
         const w = new Worker(new URL('./read-worker.js', import.meta.url));
         workers.push(w);
         for (let i = next++; i < chunks.length; i = next++) {
-          results[i] = await runIn(w, i, chunks[i]!, readOpts).catch(() => readChunk(chunks[i]!, readOpts));
-          onChunk?.(chunks[i]!.length);
+          deliver(i, await runIn(w, i, chunks[i]!, readOpts).catch(() => readChunk(chunks[i]!, readOpts)));
         }
       }),
     );
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));
   }
-  return results.flat();
 }
 
 /** One chunk in one worker; a worker that fails (e.g. out of memory) rejects, and the chunk is read here instead. */

@@ -1,8 +1,12 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { pipeline } from 'node:stream/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { createGunzip, createGzip } from 'node:zlib';
+import type { Interner } from '../catalog/intern.js';
 import type { ResolvedConfig } from '../config/load.js';
 import type { Finding } from '../findings.js';
 import type { DatasetHeader } from '../parse/extract.js';
@@ -31,8 +35,11 @@ interface InputEntry {
   outcome: CachedOutcome;
 }
 
+/** Bump when the cache's layout or the meaning of its entries changes. */
+const FORMAT = 2;
+
 interface CacheDoc {
-  format: 1;
+  format: number;
   key: string;
   inputs: Record<string, InputEntry>;
   /** Emitted path -> content key and size, for the site that was last written. */
@@ -45,7 +52,7 @@ export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
 
 /** The cache file of one output folder. */
 export function cacheFile(out: string, dir: string = defaultCacheDir()): string {
-  return join(dir, `${createHash('sha256').update(resolve(out)).digest('hex').slice(0, 24)}.json.gz`);
+  return join(dir, `${createHash('sha256').update(resolve(out)).digest('hex').slice(0, 24)}.ndjson.gz`);
 }
 
 export function cacheKey(cfg: ResolvedConfig, now: Date, cwd: string): string {
@@ -53,24 +60,50 @@ export function cacheKey(cfg: ResolvedConfig, now: Date, cwd: string): string {
 }
 
 export class BuildCache {
-  private readonly prev: CacheDoc | undefined;
+  private prev: CacheDoc | undefined;
   private readonly next: CacheDoc;
 
-  /** `fresh`: ignore what is on disk (--clean), but still record for the next build. */
+  /** `fresh`: ignore what is on disk (--clean), but still record for the next build. Call load() before use. */
   constructor(
     readonly out: string,
-    key: string,
-    fresh: boolean,
+    private readonly key: string,
+    private readonly fresh: boolean,
     readonly file: string = cacheFile(out),
   ) {
-    this.next = { format: 1, key, inputs: {}, outputs: {} };
-    if (fresh) return;
+    this.next = { format: FORMAT, key, inputs: {}, outputs: {} };
+  }
+
+  /**
+   * Read the previous build's cache. It is streamed line by line (one entry a line, gzipped): a corpus of
+   * 100,000 EPDs makes a cache of about a gigabyte of JSON, too much for one string.
+   */
+  async load(interner?: Interner): Promise<this> {
+    if (this.fresh) return this;
+    const doc: CacheDoc = { format: FORMAT, key: this.key, inputs: {}, outputs: {} };
     try {
-      const doc = JSON.parse(gunzipSync(readFileSync(this.file)).toString('utf8')) as CacheDoc;
-      if (doc.format === 1 && doc.key === key) this.prev = doc;
+      if (!existsSync(this.file)) return this;
+      const gunzip = createGunzip();
+      // pipe() does not forward errors: a vanished or truncated file must end the loop, not the process.
+      createReadStream(this.file).on('error', (e) => gunzip.destroy(e)).pipe(gunzip);
+      const lines = createInterface({ input: gunzip, crlfDelay: Infinity });
+      let first = true;
+      for await (const line of lines) {
+        if (first) {
+          const head = JSON.parse(line) as { format: number; key: string };
+          if (head.format !== FORMAT || head.key !== this.key) return this;
+          first = false;
+          continue;
+        }
+        const e = JSON.parse(line) as ['i', string, InputEntry] | ['o', string, { key: string; size: number }];
+        // Interned as read, so the previous index never exists twice in memory.
+        if (e[0] === 'i') doc.inputs[e[1]] = interner ? { ...e[2], outcome: interner.outcome(e[2].outcome) } : e[2];
+        else doc.outputs[e[1]] = e[2];
+      }
+      if (!first) this.prev = doc;
     } catch {
       // No cache, or unreadable: a full build.
     }
+    return this;
   }
 
   /** Cached outcome of an unchanged plain input; ZIP entries are always read. */
@@ -106,14 +139,24 @@ export class BuildCache {
   }
 
   /** After the site was swapped in; atomically. A failure to write it costs only the next build's time. */
-  save(): void {
+  async save(): Promise<void> {
+    const tmp = `${this.file}.tmp-${process.pid}`;
     try {
       mkdirSync(join(this.file, '..'), { recursive: true });
-      const tmp = `${this.file}.tmp-${process.pid}`;
-      writeFileSync(tmp, gzipSync(JSON.stringify(this.next), { level: 1 }));
+      const gz = createGzip({ level: 1 });
+      const done = pipeline(gz, createWriteStream(tmp));
+      const write = async (line: string) => {
+        if (!gz.write(`${line}\n`)) await once(gz, 'drain');
+      };
+      await write(JSON.stringify({ format: FORMAT, key: this.next.key }));
+      for (const [k, v] of Object.entries(this.next.inputs)) await write(JSON.stringify(['i', k, v]));
+      for (const [k, v] of Object.entries(this.next.outputs)) await write(JSON.stringify(['o', k, v]));
+      gz.end();
+      await done;
       renameSync(tmp, this.file);
     } catch {
       // Read-only home or cache folder: builds stay correct, just not incremental.
+      rmSync(tmp, { force: true });
     }
   }
 }
