@@ -1,8 +1,9 @@
 // Runs one build in its own process and reports wall time and peak RSS as JSON on stdout.
+// argv: <input> <out> [JSON build options, e.g. {"clean":true} or {"level":2}]
 import { build } from '../dist/index.js';
 
-const [input, out] = process.argv.slice(2);
+const [input, out, json] = process.argv.slice(2);
 const t0 = performance.now();
-const r = await build({ inputs: [input], out, clean: true });
+const r = await build({ inputs: [input], out, ...(json ? JSON.parse(json) : {}) });
 const ms = performance.now() - t0;
 process.stdout.write(JSON.stringify({ ms, maxRssKB: process.resourceUsage().maxRSS, epds: r.summary.epds, rejected: r.summary.rejected, status: r.status }) + '\n');

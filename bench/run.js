@@ -1,6 +1,8 @@
-// npm run bench [-- --count N] : synthetic corpus from the real example EPDs, then builds measured against
-// baselines taken in the same run on the same files (cp -r, native xmllint). Prints figures and ratios and
-// writes them as JSON (bench/results-<count>.json) for tracking.
+// npm run bench [-- --count N] [--no-zip] [--rss-only] [--keep]: synthetic corpus from the real example EPDs, then
+// builds measured against baselines taken in the same run on the same files (cp -r, native xmllint). Prints
+// figures and ratios and writes them as JSON (bench/results-<count>[-nozip].json) for tracking.
+//   --no-zip    every build with --no-zip-export (a 100k corpus would otherwise write ~50 GB of per-EPD ZIPs)
+//   --rss-only  corpus, cp -r and the no-validation build only: the memory figure of a large run
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -9,8 +11,11 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const { values: args } = parseArgs({ options: { count: { type: 'string', default: '10000' }, dir: { type: 'string', default: join(ROOT, '.bench') }, keep: { type: 'boolean', default: false } } });
+const { values: args } = parseArgs({ options: { count: { type: 'string', default: '10000' }, dir: { type: 'string', default: join(ROOT, '.bench') }, keep: { type: 'boolean', default: false }, 'no-zip': { type: 'boolean', default: false }, 'rss-only': { type: 'boolean', default: false } } });
+const zipOff = args['no-zip'];
+const rssOnly = args['rss-only'];
 const count = Number(args.count);
+const tag = `${count}${zipOff ? '-nozip' : ''}`;
 const work = join(args.dir, `n${count}`);
 const corpus = join(work, 'corpus');
 const data = join(ROOT, 'examples', 'ilcdlib');
@@ -71,8 +76,9 @@ function du(dir) {
   return n;
 }
 
-function runBuild(out) {
-  const r = spawnSync(process.execPath, [join(ROOT, 'bench', 'build-child.js'), corpus, out], { encoding: 'utf8', maxBuffer: 1 << 26 });
+function runBuild(out, opts = {}) {
+  if (zipOff) opts = { ...opts, zipExport: false };
+  const r = spawnSync(process.execPath, [join(ROOT, 'bench', 'build-child.js'), corpus, out, JSON.stringify(opts)], { encoding: 'utf8', maxBuffer: 1 << 26 });
   if (r.status !== 0) throw new Error(`build failed: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop());
 }
@@ -97,41 +103,72 @@ const bytes = du(corpus);
 log(`corpus: ${count} EPDs + dependencies, ${(bytes / 1e6).toFixed(0)} MB`);
 
 const cpMs = time(() => execFileSync('cp', ['-r', corpus, join(work, 'copy')]));
-const full = runBuild(join(work, 'site'));
-const noop = runBuild(join(work, 'site'));
-// 1% change: rename 1% of the EPDs, then rebuild.
-const procs = readdirSync(join(corpus, 'processes')).sort();
-for (const f of procs.slice(0, Math.max(1, Math.floor(procs.length / 100)))) {
-  const p = join(corpus, 'processes', f);
-  writeFileSync(p, readFileSync(p, 'utf8').replace(/(<baseName[^>]*>)/, '$1changed '));
+rmSync(join(work, 'copy'), { recursive: true, force: true });
+// Validation off: levels 1-2 only (safe XML, parse, ILCD structure and index fields), no XSD, no ECO rules.
+// Parsing cannot be switched off: the index (lists, health) is read from the documents.
+const noVal = runBuild(join(work, 'site-noval'), { clean: true, level: 2 });
+const siteBytes = du(join(work, 'site-noval'));
+rmSync(join(work, 'site-noval'), { recursive: true, force: true });
+let full, noop, onePct, xmllintMs;
+if (!rssOnly) {
+  // Full build: default validation (all levels), --clean so any cache from an earlier run is ignored.
+  full = runBuild(join(work, 'site'), { clean: true });
+  noop = runBuild(join(work, 'site'));
+  // 1% change: rename 1% of the EPDs, then rebuild.
+  const procs = readdirSync(join(corpus, 'processes')).sort();
+  for (const f of procs.slice(0, Math.max(1, Math.floor(procs.length / 100)))) {
+    const p = join(corpus, 'processes', f);
+    writeFileSync(p, readFileSync(p, 'utf8').replace(/(<baseName[^>]*>)/, '$1changed '));
+  }
+  onePct = runBuild(join(work, 'site'));
+  xmllintMs = xmllintSchema();
 }
-const onePct = runBuild(join(work, 'site'));
-const xmllintMs = xmllintSchema();
 
 const results = {
   machine: { cores: cpus().length, cpu: cpus()[0]?.model, memGiB: Math.round(totalmem() / 2 ** 30), node: process.version },
   count,
+  zipExport: !zipOff,
+  rssOnly,
   corpusMB: +(bytes / 1e6).toFixed(1),
-  ms: { cp: cpMs, fullBuild: full.ms, noopRebuild: noop.ms, rebuild1pct: onePct.ms, xmllintSchema: xmllintMs ?? null },
-  peakRssMB: { fullBuild: +(full.maxRssKB / 1024).toFixed(0) },
+  siteMB: +(siteBytes / 1e6).toFixed(1),
+  ms: { cp: cpMs, buildNoValidation: noVal.ms, fullBuild: full?.ms ?? null, noopRebuild: noop?.ms ?? null, rebuild1pct: onePct?.ms ?? null, xmllintSchema: xmllintMs ?? null },
+  peakRssMB: { buildNoValidation: +(noVal.maxRssKB / 1024).toFixed(0), fullBuild: full ? +(full.maxRssKB / 1024).toFixed(0) : null, noopRebuild: noop ? +(noop.maxRssKB / 1024).toFixed(0) : null },
   ratios: {
-    fullBuildVsCp: full.ms / cpMs,
-    fullBuildVsXmllintSchema: xmllintMs ? full.ms / xmllintMs : null,
-    noopVsFull: noop.ms / full.ms,
-    onePctVsFull: onePct.ms / full.ms,
+    buildNoValidationVsCp: noVal.ms / cpMs,
+    fullBuildVsCp: full ? full.ms / cpMs : null,
+    fullBuildVsXmllintSchema: full && xmllintMs ? full.ms / xmllintMs : null,
+    noopVsFull: full ? noop.ms / full.ms : null,
+    onePctVsFull: full ? onePct.ms / full.ms : null,
   },
   targets: { fullBuildVsXmllintSchema: 1.5, buildNoValidationVsCp: 3, noopVsFull: 0.1, onePctVsFull: 0.2, rss100kVs10k: 1.2 },
-  epds: full.epds,
+  epds: noVal.epds,
 };
+// Memory growth: compare with the 10k run of an earlier bench with the same ZIP setting, when this run is larger.
+// The no-validation build is compared (the only one an --rss-only run has); the full build too when both have it.
+const ref = join(ROOT, 'bench', `results-10000${zipOff ? '-nozip' : ''}.json`);
+if (count > 10000 && existsSync(ref)) {
+  const small = JSON.parse(readFileSync(ref, 'utf8'));
+  results.peakRssMB.at10k = small.peakRssMB;
+  results.ratios.rssNoValidationVs10k = results.peakRssMB.buildNoValidation / small.peakRssMB.buildNoValidation;
+  if (full && small.peakRssMB.fullBuild) results.ratios.rssFullVs10k = results.peakRssMB.fullBuild / small.peakRssMB.fullBuild;
+}
 const f = (ms) => (ms == null ? 'n/a' : `${(ms / 1000).toFixed(2)} s`);
 const r = (x) => (x == null ? 'n/a' : `${x.toFixed(2)}x`);
-console.log(`corpus            ${count} EPDs, ${results.corpusMB} MB`);
+console.log(`corpus            ${count} EPDs, ${results.corpusMB} MB; site ${results.siteMB} MB${zipOff ? ' (--no-zip-export)' : ' (with per-EPD ZIP exports)'}`);
 console.log(`cp -r             ${f(cpMs)}`);
-console.log(`xmllint --schema  ${f(xmllintMs)}`);
-console.log(`full build        ${f(full.ms)}  (${r(results.ratios.fullBuildVsCp)} cp -r, ${r(results.ratios.fullBuildVsXmllintSchema)} xmllint --schema; target <= 1.5x xmllint)  peak RSS ${results.peakRssMB.fullBuild} MB`);
-console.log(`no-op rebuild     ${f(noop.ms)}  (${r(results.ratios.noopVsFull)} full; target <= 0.1x)`);
-console.log(`1% changed        ${f(onePct.ms)}  (${r(results.ratios.onePctVsFull)} full; target <= 0.2x)`);
-const outFile = join(ROOT, 'bench', `results-${count}.json`);
+console.log(`no validation     ${f(noVal.ms)}  (${r(results.ratios.buildNoValidationVsCp)} cp -r; target <= 3x; --level 2)  peak RSS ${results.peakRssMB.buildNoValidation} MB`);
+if (full) {
+  console.log(`xmllint --schema  ${f(xmllintMs)}`);
+  console.log(`full build        ${f(full.ms)}  (${r(results.ratios.fullBuildVsCp)} cp -r, ${r(results.ratios.fullBuildVsXmllintSchema)} xmllint --schema; target <= 1.5x xmllint)  peak RSS ${results.peakRssMB.fullBuild} MB`);
+  console.log(`no-op rebuild     ${f(noop.ms)}  (${r(results.ratios.noopVsFull)} full; target <= 0.1x)`);
+  console.log(`1% changed        ${f(onePct.ms)}  (${r(results.ratios.onePctVsFull)} full; target <= 0.2x)`);
+}
+if (results.ratios.rssNoValidationVs10k != null) {
+  console.log(`peak RSS vs 10k   no validation ${results.peakRssMB.buildNoValidation} MB vs ${results.peakRssMB.at10k.buildNoValidation} MB (${r(results.ratios.rssNoValidationVs10k)}; target <= 1.2x)`);
+  if (results.ratios.rssFullVs10k != null) console.log(`                  full build ${results.peakRssMB.fullBuild} MB vs ${results.peakRssMB.at10k.fullBuild} MB (${r(results.ratios.rssFullVs10k)})`);
+}
+console.log(JSON.stringify(results));
+const outFile = join(ROOT, 'bench', `results-${tag}.json`);
 writeFileSync(outFile, `${JSON.stringify(results, null, 2)}\n`);
 log(`results written to ${outFile}`);
 if (!args.keep) rmSync(work, { recursive: true, force: true });

@@ -1,7 +1,9 @@
 import { relative } from 'node:path';
 import { buildCatalog, type Catalog } from './catalog/build.js';
+import { Interner } from './catalog/intern.js';
 import { checkReferences, type ReferenceReport } from './catalog/references.js';
 import { loadConfig, type ConfigOverrides, type ResolvedConfig } from './config/load.js';
+import { BuildCache, cacheFile, cacheKey } from './emit/cache.js';
 import { healthFiles, verifyAndDescribe, type HealthDoc } from './emit/health.js';
 import { planSite } from './emit/plan.js';
 import { checkOutputFolder, writeSite } from './emit/write.js';
@@ -11,12 +13,18 @@ import { discoverInputs, toPosix } from './read/inputs.js';
 import { expandZips } from './read/zip.js';
 
 export interface BuildOptions extends ConfigOverrides {
-  /** Replace an output folder po-node did not create. */
+  /** Replace an output folder po-node did not create, and ignore the incremental-build cache (full rebuild). */
   clean?: boolean;
   /** Do not write the site when any dataset was rejected (errors). */
   strict?: boolean;
   /** Override the build time (else SOURCE_DATE_EPOCH, else now). */
   now?: Date;
+  /** Folder of the incremental-build cache (default: PO_NODE_CACHE_DIR, else $XDG_CACHE_HOME/po-node or ~/.cache/po-node). */
+  cacheDir?: string;
+  /** Worker threads for reading and validating (default: the cores available, PO_NODE_THREADS; 1 = none). */
+  threads?: number;
+  /** Documents per XSD batch and per worker chunk (default 200). */
+  xsdBatchSize?: number;
   /** Called as phases progress, for progress bars and CI log lines. */
   onProgress?: (event: ProgressEvent) => void;
 }
@@ -88,10 +96,17 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
       message: 'No base URL set: links in the lists and nodeinfo are root-relative (/resource/...). Set --base-url or "baseUrl" to the public URL before registering the node with ECO Platform.',
     });
   }
+  // Incremental builds: unchanged inputs and outputs are reused (src/emit/cache.ts, docs/performance.md).
+  const interner = new Interner();
+  const cache = await new BuildCache(cfg.out, cacheKey(cfg, builtAt, cwd), opts.clean ?? false, opts.cacheDir ? cacheFile(cfg.out, opts.cacheDir) : undefined).load(interner);
   const catalog = await buildCatalog(discovery.files, [...configFindings, ...discovery.findings], {
+    cache,
+    interner,
     maxFileSize: cfg.limits.maxFileSize,
     validation: cfg.validation,
     now: builtAt,
+    ...(opts.threads ? { threads: opts.threads } : {}),
+    ...(opts.xsdBatchSize ? { xsdBatchSize: opts.xsdBatchSize } : {}),
     onProgress: (done, total) => opts.onProgress?.({ phase: 'read', done, total }),
   });
   const refs = checkReferences(catalog, { require: cfg.requireDependencies });
@@ -126,11 +141,12 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   const files = planSite({ catalog, cfg, builtAt, references });
   opts.onProgress?.({ phase: 'write', files: files.length });
   let health: HealthDoc | undefined;
-  await writeSite(files, { out: cfg.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false, ...(process.env.SOURCE_DATE_EPOCH ? { mtime: builtAt } : {}) }, async (dir) => {
+  await writeSite(files, { out: cfg.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false, cache, ...(process.env.SOURCE_DATE_EPOCH ? { mtime: builtAt } : {}) }, async (dir) => {
     opts.onProgress?.({ phase: 'verify' });
     health = await verifyAndDescribe(dir, catalog, cfg, builtAt, findings, references);
     return healthFiles(health, cfg);
   });
+  await cache.save();
   // Host configs outside the tree (nginx, Apache vhost, S3 script): their own folder, swapped in the same way.
   const deploy = emitHosts(cfg.hosts ?? [], { cfg, site: files }).deploy;
   if (deploy.length) await writeSite(deploy, { out: cfg.deploy.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false }, async () => []);

@@ -68,7 +68,8 @@ Docs: README.md (output tree, publishing), docs/rules.md (every finding), schema
     .option('-b, --base-url <url>', 'public base URL of the node, e.g. https://epd.example.org/node')
     .option('--strict', 'exit 1 and write nothing when any dataset is rejected (for CI)')
     .option('--require-dependencies', 'a reference of a published EPD missing from the input is an error, not a warning')
-    .option('--clean', 'replace the output folder even if po-node did not create it (its contents are deleted)')
+    .option('--no-zip-export', 'no per-EPD ZIP exports (resource/processes/<uuid>/zipexport): faster, smaller sites when no client needs them')
+    .option('--clean', 'full rebuild: ignore the incremental-build cache, and replace the output folder even if po-node did not create it (its contents are deleted)')
     .option('--json', 'print the build report as JSON on stdout (schemas/build-report.schema.json)')
     .option('--host <names>', 'also emit configuration for hosts, comma-separated: nginx, apache, netlify, cloudflare-pages, github-pages, s3-cloudfront (docs/hosting.md)')
     .option('--deploy-out <dir>', 'folder for host configs that are not published (default: <out>-deploy)')
@@ -96,7 +97,7 @@ Examples:
   $ po-node build ILCD/ --out site --base-url https://epd.example.org/node
   $ po-node build --config po-node.config.json --strict --json > build-report.json`,
     )
-    .action(async (inputs: string[], o: { out?: string; config?: string; baseUrl?: string; strict?: boolean; requireDependencies?: boolean; clean?: boolean; json?: boolean; quiet?: boolean; verbose?: boolean; host?: string; deployOut?: string } & LevelFlags) => {
+    .action(async (inputs: string[], o: { out?: string; config?: string; baseUrl?: string; strict?: boolean; requireDependencies?: boolean; zipExport?: boolean; clean?: boolean; json?: boolean; quiet?: boolean; verbose?: boolean; host?: string; deployOut?: string } & LevelFlags) => {
       const c = palette(io.stderr, io.env);
       const opts: BuildOptions = {
         inputs,
@@ -107,6 +108,7 @@ Examples:
       if (o.baseUrl) opts.baseUrl = o.baseUrl;
       if (o.strict) opts.strict = true;
       if (o.requireDependencies) opts.requireDependencies = true;
+      if (o.zipExport === false) opts.zipExport = false;
       if (o.clean) opts.clean = true;
       if (o.host) opts.hosts = [o.host];
       if (o.deployOut) opts.deployOut = o.deployOut;

@@ -1,15 +1,13 @@
-import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import type { Finding } from '../findings.js';
 import { cmp } from '../findings.js';
-import { extractDataset, type DatasetHeader } from '../parse/extract.js';
+import type { DatasetHeader } from '../parse/extract.js';
 import { compareVersions, DATASET_TYPES, type DatasetType } from '../parse/ilcd.js';
-import { decodeXml } from '../parse/safety.js';
-import { parseXml } from '../parse/xml.js';
 import { findingAt, inputLabel, type InputFile } from '../read/inputs.js';
-import { checkDocument } from '../validate/run.js';
 import type { DeclaredUnit } from './references.js';
-import { validateXsd, type XsdItem } from '../validate/xsd.js';
+import type { BuildCache } from '../emit/cache.js';
+import { Interner } from './intern.js';
+import { readAll } from './pool.js';
+import type { ReadOutcome } from './read.js';
 
 /** A dataset accepted for publication. Bytes are not kept: the writer copies the input file. */
 export interface Dataset {
@@ -48,7 +46,13 @@ export interface CatalogOptions {
   now?: Date;
   /** Documents per XSD batch (xmllint call). */
   xsdBatchSize?: number;
+  /** Shared with the cache loader, so cached and fresh outcomes share their strings. */
+  interner?: Interner;
+  /** Worker threads for reading (default: the cores available; 1 = none). */
+  threads?: number;
   onProgress?: (done: number, total: number) => void;
+  /** Incremental builds: unchanged inputs reuse their earlier outcome (src/emit/cache.ts). */
+  cache?: BuildCache;
 }
 
 /** Read, check and index every input; bad files become findings, never exceptions. */
@@ -64,42 +68,44 @@ export async function buildCatalog(files: readonly InputFile[], discoveryFinding
   stats.rejectedFiles += discoveryFindings.filter((f) => f.severity === 'error' && f.file).length;
   for (const f of files) if (f.kind === 'document') documents.push(f);
 
-  let done = 0;
-  // Level 3 runs on batches of parsed datasets so the schemas are compiled once per batch.
-  const xsdOn = opts.validation?.xsd ?? true;
-  const batchSize = opts.xsdBatchSize ?? 200;
-  // dataset is absent when level 2/4 already rejected the file: XSD still runs so the report is complete.
-  let pending: { dataset?: Dataset; item: XsdItem }[] = [];
-  const flush = async () => {
-    const results = await validateXsd(pending.map((p) => p.item), { batchSize });
-    pending.forEach((p, i) => {
-      const fs = results.get(i) ?? [];
-      findings.push(...fs);
-      if (!p.dataset || fs.some((f) => f.severity === 'error')) stats.rejectedFiles++;
-      else {
-        stats.datasetsRead++;
-        accepted.push(p.dataset);
-      }
-    });
-    pending = [];
-  };
-  for (const file of xml) {
-    const result = await readOne(file, opts);
-    findings.push(...result.findings);
-    if (xsdOn && result.text !== undefined && result.header) {
-      pending.push({ ...(result.dataset ? { dataset: result.dataset } : {}), item: { file: file.path, text: result.text, header: result.header } });
-      if (pending.length >= batchSize) await flush();
-    } else if (result.dataset) {
+  // Unchanged inputs take their earlier outcome from the cache; the rest are read on every core.
+  const cache = opts.cache;
+  // Every outcome kept goes through one interner: repeated references and strings are held once.
+  const interner = opts.interner ?? new Interner();
+  const outcomes: (ReadOutcome | undefined)[] = xml.map((file) => {
+    const hit = cache?.lookup(file);
+    return hit && interner.outcome(hit);
+  });
+  const missIdx = xml.flatMap((_f, i) => (outcomes[i] ? [] : [i]));
+  const stats0 = missIdx.map((i) => cache?.stat(xml[i]!));
+  let done = xml.length - missIdx.length;
+  opts.onProgress?.(done, xml.length);
+  await readAll(
+    missIdx.map((i) => xml[i]!),
+    {
+      maxFileSize: opts.maxFileSize,
+      ...(opts.validation ? { validation: opts.validation } : {}),
+      ...(opts.now ? { now: opts.now } : {}),
+      ...(opts.xsdBatchSize ? { xsdBatchSize: opts.xsdBatchSize } : {}),
+      ...(opts.threads ? { threads: opts.threads } : {}),
+      onChunk: (n) => opts.onProgress?.((done += n), xml.length),
+    },
+    (k, outcome) => {
+      const i = missIdx[k]!;
+      outcomes[i] = interner.outcome(outcome);
+      cache?.record(xml[i]!, stats0[k], outcomes[i]!);
+    },
+  );
+  // Input order, whatever the scheduling: deterministic findings and winners.
+  xml.forEach((file, i) => {
+    const o = outcomes[i]!;
+    findings.push(...o.findings);
+    if (o.header && o.sha256) {
       stats.datasetsRead++;
-      accepted.push(result.dataset);
-    } else if (result.skipped) {
-      stats.skippedFiles++;
-    } else {
-      stats.rejectedFiles++;
-    }
-    opts.onProgress?.(++done, xml.length);
-  }
-  if (pending.length) await flush();
+      accepted.push({ header: o.header, file, sha256: o.sha256 });
+    } else if (o.skipped) stats.skippedFiles++;
+    else stats.rejectedFiles++;
+  });
 
   const byType = Object.fromEntries(DATASET_TYPES.map((t) => [t.type, [] as Dataset[]])) as Record<DatasetType, Dataset[]>;
   const groups = new Map<string, Dataset[]>();
@@ -147,61 +153,4 @@ export async function buildCatalog(files: readonly InputFile[], discoveryFinding
     }
   }
   return { byType, epds, documents, findings, stats };
-}
-
-interface ReadResult {
-  dataset?: Dataset;
-  /** Decoded text and header of a parsed dataset (accepted or rejected by checks), for XSD validation. */
-  text?: string;
-  header?: DatasetHeader;
-  skipped?: boolean;
-  findings: Finding[];
-}
-
-async function readOne(file: InputFile, opts: CatalogOptions): Promise<ReadResult> {
-  const at = (f: Omit<Finding, 'file'>): Finding => ({ ...findingAt(file), ...f });
-  if (file.size > opts.maxFileSize) {
-    return {
-      findings: [at({ ruleId: 'input-too-large', severity: 'error', message: `The file is ${mb(file.size)} MB, over the ${mb(opts.maxFileSize)} MB limit; it was not read. Raise limits.maxFileSizeMB in the config (or --max-file-size) if it is genuine.` })],
-    };
-  }
-  let bytes: Buffer;
-  try {
-    bytes = file.bytes ? Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength) : await readFile(file.abs);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code ?? 'error';
-    return { findings: [at({ ruleId: 'input-unreadable', severity: 'error', message: `The file cannot be read (${code}); check its permissions.` })] };
-  }
-  if (bytes.length > opts.maxFileSize) {
-    return { findings: [at({ ruleId: 'input-too-large', severity: 'error', message: `The file is ${mb(bytes.length)} MB, over the ${mb(opts.maxFileSize)} MB limit.` })] };
-  }
-  const decoded = decodeXml(bytes);
-  if (!decoded.ok) return { findings: [at(decoded.finding)] };
-  const parsed = parseXml(decoded.text);
-  if (!parsed.ok) {
-    return {
-      findings: [at({ ruleId: 'xml-malformed', severity: 'error', message: `The XML is not well-formed: ${parsed.message}`, ...(parsed.line ? { line: parsed.line } : {}), ...(parsed.col ? { col: parsed.col } : {}) })],
-    };
-  }
-  const extracted = extractDataset(parsed.root);
-  if (!extracted.ok) {
-    // Category systems and other ILCD side files are not datasets: note them, do not reject.
-    if (extracted.findings[0]?.ruleId === 'ilcd-root' && parsed.root.name === 'CategorySystem') {
-      return { skipped: true, findings: [at({ ruleId: 'input-not-dataset', severity: 'info', message: 'Skipped: an ILCD category system, not a dataset.' })] };
-    }
-    return { findings: extracted.findings.map(at) };
-  }
-  const v = opts.validation;
-  // Checks see the entry name (file-name rules), findings get archive + entry.
-  const findings = checkDocument(
-    { file: file.entry ?? file.path, text: decoded.text, root: parsed.root, dataset: extracted.dataset },
-    { rules: v?.rules ?? true, disabledRules: v?.disabledRules ?? [], ...(opts.now ? { now: opts.now } : {}) },
-  ).map((f) => ({ ...f, ...findingAt(file) }));
-  if (findings.some((f) => f.severity === 'error')) return { findings, text: decoded.text, header: extracted.dataset };
-  const sha256 = createHash('sha256').update(bytes).digest('hex');
-  return { dataset: { header: extracted.dataset, file, sha256 }, text: decoded.text, header: extracted.dataset, findings };
-}
-
-function mb(n: number): string {
-  return (n / 1024 / 1024).toFixed(n < 1024 * 1024 ? 2 : 1);
 }

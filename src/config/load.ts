@@ -27,6 +27,8 @@ export interface ResolvedConfig {
   deploy: DeploySettings;
   /** Missing references of published EPDs are errors (--require-dependencies). */
   requireDependencies: boolean;
+  /** Per-EPD ILCD ZIP exports at resource/processes/<uuid>/zipexport (--no-zip-export turns them off). */
+  zipExport: boolean;
   /** Validation levels 3 and 4 (1 and 2 always run). */
   validation: ValidationConfig;
   /** Where relative paths were resolved from (config folder, else the working directory). */
@@ -58,6 +60,8 @@ export interface ConfigOverrides {
   hosts?: string[];
   deployOut?: string;
   requireDependencies?: boolean;
+  /** false: no per-EPD ZIP exports (--no-zip-export). */
+  zipExport?: boolean;
 }
 
 interface RawConfig {
@@ -70,6 +74,7 @@ interface RawConfig {
   hosts?: string[];
   deploy?: { out?: string; siteRoot?: string; serverName?: string; listen?: string | number };
   requireDependencies?: boolean;
+  zipExport?: boolean;
   validation?: { xsd?: boolean; rules?: boolean; disabledRules?: string[] };
 }
 
@@ -144,6 +149,7 @@ export function loadConfig(o: ConfigOverrides = {}): ResolvedConfig {
       },
     },
     requireDependencies: o.requireDependencies ?? raw.requireDependencies ?? false,
+    zipExport: o.zipExport ?? raw.zipExport ?? true,
     hosts: parseHosts(o.hosts?.length ? o.hosts : (raw.hosts ?? [])),
     // Host configs that do not belong in the published tree go to a sibling of it: <out>-deploy.
     deploy: {

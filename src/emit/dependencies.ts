@@ -1,10 +1,12 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { zipSync, type Zippable } from 'fflate';
 import type { Dataset } from '../catalog/build.js';
 import type { ReferenceReport, SourceDocument } from '../catalog/references.js';
 import { typeInfo, UUID_RE } from '../parse/ilcd.js';
 import type { InputFile } from '../read/inputs.js';
 import { inputSource, type PlannedFile } from './plan.js';
+import { zipBytes, zipEntry, type ZipEntry } from './zip-writer.js';
 
 /**
  * Sub-resources of `/resource/<type>/<uuid>` live in `<uuid>_files/` because `<uuid>` is a file;
@@ -33,36 +35,58 @@ export function documentContentType(name: string): string {
   return (ext && DOC_TYPES[ext]) || 'application/octet-stream';
 }
 
-/** ZIP entry times: a constant in local time (fflate writes local DOS time), so bytes never vary. */
-const ZIP_MTIME = new Date(2000, 0, 1, 0, 0, 0);
+/** Bump when zipExport's layout changes, so cached exports are not reused. */
+const ZIP_FORMAT = 'zipexport/1\n';
 
 /** Source documents, EPD PDFs and per-EPD ZIP exports. */
-export function planDependencyFiles(epds: readonly Dataset[], refs: ReferenceReport): PlannedFile[] {
+export function planDependencyFiles(epds: readonly Dataset[], refs: ReferenceReport, opts: { zipExport: boolean } = { zipExport: true }): PlannedFile[] {
   const files: PlannedFile[] = [];
-  for (const sd of refs.documents) files.push({ path: SUB.sourceFile(sd.source.header.uuid, sd.name), contentType: documentContentType(sd.name), source: inputSource(sd.file) });
+  // Dependencies recur in many exports: read and compress each once per build.
+  const cache = new Map<InputFile, Promise<ZipEntry>>();
+  // Content keys for incremental builds: documents are hashed once (they are few and shared).
+  const docKeys = new Map<InputFile, string>();
+  const docKey = (f: InputFile) => {
+    let k = docKeys.get(f);
+    if (!k) docKeys.set(f, (k = createHash('sha256').update(f.bytes ?? readFileSync(f.abs)).digest('hex')));
+    return k;
+  };
+  for (const sd of refs.documents) files.push({ path: SUB.sourceFile(sd.source.header.uuid, sd.name), contentType: documentContentType(sd.name), source: inputSource(sd.file), key: `sha256:${docKey(sd.file)}` });
   for (const epd of epds) {
     const uuid = epd.header.uuid;
     const pdf = refs.epdPdf.get(uuid);
-    if (pdf) files.push({ path: SUB.epdPdf(uuid), contentType: 'application/pdf', source: inputSource(pdf.file) });
+    if (pdf) files.push({ path: SUB.epdPdf(uuid), contentType: 'application/pdf', source: inputSource(pdf.file), key: `sha256:${docKey(pdf.file)}` });
     const closure = refs.closures.get(uuid);
-    if (closure) files.push({ path: SUB.zipExport(uuid), contentType: 'application/zip', source: { make: () => zipExport(epd, closure.datasets, closure.documents) } });
+    if (closure && opts.zipExport) {
+      // The export's bytes follow from its entry names and their contents.
+      const h = createHash('sha256').update(ZIP_FORMAT);
+      for (const d of [epd, ...closure.datasets]) h.update(`${d.header.type}/${d.header.uuid}_${d.header.version}:${d.sha256}\n`);
+      for (const sd of closure.documents) h.update(`doc/${sd.name}:${docKey(sd.file)}\n`);
+      files.push({ path: SUB.zipExport(uuid), contentType: 'application/zip', source: { make: () => zipExport(epd, closure.datasets, closure.documents, cache) }, key: `zip:${h.digest('hex')}` });
+    }
   }
   return files;
 }
 
 /** An ILCD ZIP as soda4LCA exports it: `ILCD/<folder>/<uuid>_<version>.xml` and `ILCD/external_docs/<name>`, sorted. */
-export async function zipExport(epd: Dataset, datasets: readonly Dataset[], documents: readonly SourceDocument[]): Promise<Uint8Array> {
+export async function zipExport(epd: Dataset, datasets: readonly Dataset[], documents: readonly SourceDocument[], cache?: Map<InputFile, Promise<ZipEntry>>): Promise<Uint8Array> {
   const entries = new Map<string, InputFile>();
   for (const d of [epd, ...datasets]) entries.set(`ILCD/${typeInfo(d.header.type).folder}/${safe(d.header.uuid)}_${d.header.version}.xml`, d.file);
   // Two sources may name different files alike: the first (by source UUID) wins, as in one export folder.
   for (const sd of documents) if (!entries.has(`ILCD/external_docs/${sd.name}`)) entries.set(`ILCD/external_docs/${sd.name}`, sd.file);
-  const zip: Zippable = {};
+  const make = async (name: string, f: InputFile) => zipEntry(name, f.bytes ?? (await readFile(f.abs)), /\.(xml|txt|svg)$/i.test(name));
+  const out: ZipEntry[] = [];
   for (const name of [...entries.keys()].sort()) {
     const f = entries.get(name)!;
-    const bytes = f.bytes ?? new Uint8Array(await readFile(f.abs));
-    zip[name] = [bytes, { mtime: ZIP_MTIME, level: /\.(xml|txt|svg)$/i.test(name) ? 6 : 0 }];
+    // The EPD itself is used once; its dependencies are shared (same input file gives the same entry name).
+    if (!cache || f === epd.file) out.push(await make(name, f));
+    else {
+      let p = cache.get(f);
+      if (!p) cache.set(f, (p = make(name, f)));
+      const e = await p;
+      out.push(e.name === name ? e : { ...e, name });
+    }
   }
-  return zipSync(zip);
+  return zipBytes(out);
 }
 
 function safe(uuid: string): string {

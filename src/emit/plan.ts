@@ -22,6 +22,8 @@ export interface PlannedFile {
   path: string;
   contentType: string;
   source: { copy: string } | { text: string } | { bytes: Uint8Array } | { make: () => Promise<Uint8Array> };
+  /** Content key (same key, same bytes): lets an incremental build reuse the previous site's file. */
+  key?: string;
 }
 
 export interface PlanContext {
@@ -35,12 +37,12 @@ export interface PlanContext {
 /** Every file of the site except the health documents, which are written from a check of this plan. */
 export function planSite({ catalog, cfg, builtAt, references }: PlanContext): PlannedFile[] {
   const files: PlannedFile[] = [];
-  const add = (path: string, contentType: string, source: PlannedFile['source']) => files.push({ path, contentType, source });
+  const add = (path: string, contentType: string, source: PlannedFile['source'], key?: string) => files.push({ path, contentType, source, ...(key ? { key } : {}) });
   if (cfg.pathSets.default) {
     for (const t of DATASET_TYPES) {
-      for (const d of catalog.byType[t.type]) add(`resource/${t.folder}/${safeUuid(d.header.uuid)}`, CONTENT_TYPES.xml, inputSource(d.file));
+      for (const d of catalog.byType[t.type]) add(`resource/${t.folder}/${safeUuid(d.header.uuid)}`, CONTENT_TYPES.xml, inputSource(d.file), `sha256:${d.sha256}`);
     }
-    if (references) files.push(...planDependencyFiles(catalog.epds, references));
+    if (references) files.push(...planDependencyFiles(catalog.epds, references, { zipExport: cfg.zipExport }));
     files.push(...planTypeLists(catalog, cfg));
     add('resource/processes/index.xml', CONTENT_TYPES.xml, { text: processListXml(catalog.epds, cfg) });
     add('resource/processes/index.json', CONTENT_TYPES.json, { text: processListJson(catalog.epds, cfg) });
@@ -49,7 +51,7 @@ export function planSite({ catalog, cfg, builtAt, references }: PlanContext): Pl
     add('resource/nodeinfo/index.xml', CONTENT_TYPES.xml, { text: nodeinfo });
   }
   if (cfg.pathSets.v1) {
-    for (const d of catalog.epds) add(`v1/epds/${safeUuid(d.header.uuid)}`, CONTENT_TYPES.xml, inputSource(d.file));
+    for (const d of catalog.epds) add(`v1/epds/${safeUuid(d.header.uuid)}`, CONTENT_TYPES.xml, inputSource(d.file), `sha256:${d.sha256}`);
     add('v1/epds/index.json', CONTENT_TYPES.json, { text: v1ListJson(catalog.epds, cfg) });
   }
   add('index.html', CONTENT_TYPES.html, { text: renderIndexHtml({ catalog, cfg, builtAt }) });

@@ -1,8 +1,9 @@
 import { constants, existsSync, readdirSync, statSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, rename, rm, utimes, writeFile } from 'node:fs/promises';
+import { copyFile, link, lstat, mkdir, mkdtemp, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, parse as parsePath, resolve } from 'node:path';
 import { OutputError } from '../errors.js';
 import { isInside, isSafeDocumentName } from '../read/inputs.js';
+import type { BuildCache } from './cache.js';
 import type { PlannedFile } from './plan.js';
 
 /** Written into every site po-node builds, so a later build knows the folder is its own to replace. */
@@ -16,6 +17,8 @@ export interface WriteOptions {
   allowReplace: boolean;
   /** mtime for every file, for reproducible archives (SOURCE_DATE_EPOCH). */
   mtime?: Date;
+  /** Incremental builds: files whose content key is unchanged are hard-linked from the previous site. */
+  cache?: BuildCache;
 }
 
 /** Refuse output folders whose replacement would destroy something that is not ours. */
@@ -50,7 +53,7 @@ export async function writeSite(files: readonly PlannedFile[], o: WriteOptions, 
   await mkdir(dirname(out), { recursive: true });
   const tmp = await mkdtemp(join(dirname(out), `.${basename(out)}.tmp-`));
   try {
-    await writeFiles(tmp, files, o.mtime);
+    await writeFiles(tmp, files, o.mtime, o.cache);
     const late = await finish(tmp);
     await writeFiles(tmp, late, o.mtime);
     await writeFiles(tmp, [{ path: MARKER_FILE, contentType: 'application/json', source: { text: `${JSON.stringify({ generator: 'po-node', files: files.length + late.length })}\n` } }], o.mtime);
@@ -64,18 +67,39 @@ export async function writeSite(files: readonly PlannedFile[], o: WriteOptions, 
   }
 }
 
-async function writeFiles(dir: string, files: readonly PlannedFile[], mtime?: Date): Promise<void> {
+async function writeFiles(dir: string, files: readonly PlannedFile[], mtime?: Date, cache?: BuildCache): Promise<void> {
   const dirs = new Set<string>();
   for (const f of files) dirs.add(dirname(target(dir, f.path)));
   for (const d of [...dirs].sort()) await mkdir(d, { recursive: true });
   await pool(files, 16, async (f) => {
     const to = target(dir, f.path);
+    if (cache && f.key) {
+      const prev = cache.reusable(f.path, f.key);
+      if (prev && (await linkSame(prev.path, to, prev.size))) {
+        cache.emitted(f.path, f.key, prev.size);
+        if (mtime) await utimes(to, mtime, mtime);
+        return;
+      }
+    }
     if ('copy' in f.source) await copyFile(f.source.copy, to, constants.COPYFILE_FICLONE);
     else if ('bytes' in f.source) await writeFile(to, f.source.bytes);
     else if ('make' in f.source) await writeFile(to, await f.source.make());
     else await writeFile(to, f.source.text);
     if (mtime) await utimes(to, mtime, mtime);
+    if (cache && f.key) cache.emitted(f.path, f.key, (await stat(to)).size);
   });
+}
+
+/** Hard-link an unchanged file of the previous site; false (then it is written) when that is not possible. */
+async function linkSame(from: string, to: string, size: number): Promise<boolean> {
+  try {
+    const st = await lstat(from);
+    if (!st.isFile() || st.size !== size) return false;
+    await link(from, to);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Resolve a planned path and prove it stays inside the output folder. */

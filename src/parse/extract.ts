@@ -197,7 +197,13 @@ function collectRefs(root: XNode): Ref[] {
       // Position among same-named siblings when there are several, so the XPath names one element.
       const same = n.children.filter((x) => x.name === c.name && x.ns === c.ns);
       const p = `${path}/${prefixFor(c.ns)}${c.name}${same.length > 1 ? `[${same.indexOf(c) + 1}]` : ''}`;
-      if (c.attrs['refObjectId'] !== undefined && c.attrs['type'] !== undefined) out.push(ref(c, p));
+      if (c.attrs['refObjectId'] !== undefined && c.attrs['type'] !== undefined) {
+        const r = ref(c, p);
+        // Short descriptions are read only on references to sources (finding the EPD's PDF); dropping the
+        // others keeps the index small: an EPD has hundreds of flow references (bounded memory, cache size).
+        if (r.type?.toLowerCase() !== 'source data set') r.descriptions = [];
+        out.push(r);
+      }
       if (c.children.length) walk(c, p);
     }
   };

@@ -1,0 +1,65 @@
+import type { DatasetHeader, Ref } from '../parse/extract.js';
+import type { Finding } from '../findings.js';
+import type { ReadOutcome } from './read.js';
+
+/**
+ * Bounded memory: the index keeps one copy of each repeated value. An EPD holds about 70 references
+ * (flows, sources, contacts), and across a corpus their XPaths (`.../exchange[12]/referenceToFlowDataSet`),
+ * flow UUIDs, versions and types repeat: without sharing, every EPD's copies (fresh from a worker thread
+ * or the cache file) stayed alive, about 20 kB per EPD.
+ */
+export class Interner {
+  private readonly strings = new Map<string, string>();
+  private readonly refs = new Map<string, Ref>();
+  private readonly findings = new Map<string, Finding>();
+
+  str<T extends string | undefined>(s: T): T {
+    if (s === undefined) return s;
+    const hit = this.strings.get(s);
+    if (hit !== undefined) return hit as T;
+    this.strings.set(s, s);
+    return s;
+  }
+
+  ref(r: Ref): Ref {
+    if (r.descriptions.length) return r; // only source references keep descriptions: few, left as they are
+    const key = `${r.type ?? ''}\u0000${r.uuid ?? ''}\u0000${r.version ?? ''}\u0000${r.uri ?? ''}\u0000${r.xpath}`;
+    const hit = this.refs.get(key);
+    if (hit) return hit;
+    const out: Ref = { descriptions: [], xpath: this.str(r.xpath) };
+    if (r.uuid !== undefined) out.uuid = this.str(r.uuid);
+    if (r.version !== undefined) out.version = this.str(r.version);
+    if (r.type !== undefined) out.type = this.str(r.type);
+    if (r.uri !== undefined) out.uri = this.str(r.uri);
+    this.refs.set(key, out);
+    return out;
+  }
+
+  header(h: DatasetHeader): DatasetHeader {
+    h.references = h.references.map((r) => this.ref(r));
+    for (const k of Object.keys(h) as (keyof DatasetHeader)[]) if (k !== 'references') (h as unknown as Record<string, unknown>)[k] = this.deep(h[k]);
+    return h;
+  }
+
+  /** Every string in a tree of plain objects and arrays, shared (language codes, types, XPaths, texts of cloned EPDs). */
+  deep<T>(v: T): T {
+    if (typeof v === 'string') return this.str(v) as T;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) v[i] = this.deep(v[i]);
+    } else if (v !== null && typeof v === 'object') {
+      const o = v as Record<string, unknown>;
+      for (const k in o) o[k] = this.deep(o[k]);
+    }
+    return v;
+  }
+
+  finding(f: Finding): Finding {
+    return this.deep(f);
+  }
+
+  outcome(o: ReadOutcome): ReadOutcome {
+    if (o.header) this.header(o.header);
+    o.findings = o.findings.map((f) => this.finding(f));
+    return o;
+  }
+}

@@ -1,0 +1,11 @@
+// Worker thread of the read pool (src/catalog/pool.ts): levels 1-4 on one chunk of inputs at a time.
+import { parentPort } from 'node:worker_threads';
+import type { InputFile } from '../read/inputs.js';
+import { readChunk, type ReadOptions } from './read.js';
+
+parentPort!.on('message', (msg: { id: number; files: InputFile[]; opts: ReadOptions }) => {
+  readChunk(msg.files, msg.opts).then(
+    (outcomes) => parentPort!.postMessage({ id: msg.id, outcomes }),
+    (e: unknown) => parentPort!.postMessage({ id: msg.id, error: e instanceof Error ? (e.stack ?? e.message) : String(e) }),
+  );
+});

@@ -1,0 +1,102 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { CachedOutcome } from '../emit/cache.js';
+import type { Finding } from '../findings.js';
+import { extractDataset, type DatasetHeader } from '../parse/extract.js';
+import { decodeXml } from '../parse/safety.js';
+import { parseXml } from '../parse/xml.js';
+import { findingAt, type InputFile } from '../read/inputs.js';
+import { checkDocument } from '../validate/run.js';
+import { validateXsd, type XsdItem } from '../validate/xsd.js';
+
+/** What reading one input produced; the same shape the incremental-build cache keeps. Accepted when header and sha256 are set. */
+export type ReadOutcome = CachedOutcome;
+
+/** Plain data only: it crosses into worker threads (src/catalog/pool.ts). */
+export interface ReadOptions {
+  maxFileSize: number;
+  /** Levels 3 and 4; all on when absent. */
+  validation?: { xsd: boolean; rules: boolean; disabledRules: readonly string[] };
+  /** Build time, for date rules (valid-until). */
+  now?: Date;
+  /** Documents per XSD batch (xmllint call). */
+  xsdBatchSize?: number;
+}
+
+interface ReadResult {
+  outcome: ReadOutcome;
+  /** Decoded text and header of a parsed dataset (accepted or rejected by checks), for XSD validation. */
+  text?: string;
+  header?: DatasetHeader;
+}
+
+/**
+ * Levels 1-4 on a chunk of files: each is read, parsed and checked, then the chunk goes through the XSD
+ * validator in batches (schemas compiled once per batch). Bad files become findings, never exceptions.
+ */
+export async function readChunk(files: readonly InputFile[], opts: ReadOptions): Promise<ReadOutcome[]> {
+  const results: ReadResult[] = [];
+  for (const f of files) results.push(await readOne(f, opts));
+  if (!(opts.validation?.xsd ?? true)) return results.map((r) => r.outcome);
+  // A dataset already rejected by level 2/4 still goes through the XSD, so its report is complete.
+  const idx = results.flatMap((r, i) => (r.text !== undefined && r.header ? [i] : []));
+  const items: XsdItem[] = idx.map((i) => ({ file: files[i]!.path, text: results[i]!.text!, header: results[i]!.header! }));
+  const xsd = await validateXsd(items, { batchSize: opts.xsdBatchSize ?? 200 });
+  idx.forEach((i, k) => {
+    const fs = (xsd.get(k) ?? []).map((f) => ({ ...f, ...findingAt(files[i]!) }));
+    if (!fs.length) return;
+    const o = results[i]!.outcome;
+    o.findings.push(...fs);
+    if (fs.some((f) => f.severity === 'error')) {
+      delete o.header;
+      delete o.sha256;
+    }
+  });
+  return results.map((r) => r.outcome);
+}
+
+async function readOne(file: InputFile, opts: ReadOptions): Promise<ReadResult> {
+  const at = (f: Omit<Finding, 'file'>): Finding => ({ ...findingAt(file), ...f });
+  const reject = (findings: Finding[]): ReadResult => ({ outcome: { findings } });
+  if (file.size > opts.maxFileSize) {
+    return reject([at({ ruleId: 'input-too-large', severity: 'error', message: `The file is ${mb(file.size)} MB, over the ${mb(opts.maxFileSize)} MB limit; it was not read. Raise limits.maxFileSizeMB in the config (or --max-file-size) if it is genuine.` })]);
+  }
+  let bytes: Buffer;
+  try {
+    bytes = file.bytes ? Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength) : await readFile(file.abs);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? 'error';
+    return reject([at({ ruleId: 'input-unreadable', severity: 'error', message: `The file cannot be read (${code}); check its permissions.` })]);
+  }
+  if (bytes.length > opts.maxFileSize) {
+    return reject([at({ ruleId: 'input-too-large', severity: 'error', message: `The file is ${mb(bytes.length)} MB, over the ${mb(opts.maxFileSize)} MB limit.` })]);
+  }
+  const decoded = decodeXml(bytes);
+  if (!decoded.ok) return reject([at(decoded.finding)]);
+  const parsed = parseXml(decoded.text);
+  if (!parsed.ok) {
+    return reject([at({ ruleId: 'xml-malformed', severity: 'error', message: `The XML is not well-formed: ${parsed.message}`, ...(parsed.line ? { line: parsed.line } : {}), ...(parsed.col ? { col: parsed.col } : {}) })]);
+  }
+  const extracted = extractDataset(parsed.root);
+  if (!extracted.ok) {
+    // Category systems and other ILCD side files are not datasets: note them, do not reject.
+    if (extracted.findings[0]?.ruleId === 'ilcd-root' && parsed.root.name === 'CategorySystem') {
+      return { outcome: { skipped: true, findings: [at({ ruleId: 'input-not-dataset', severity: 'info', message: 'Skipped: an ILCD category system, not a dataset.' })] } };
+    }
+    return reject(extracted.findings.map(at));
+  }
+  const v = opts.validation;
+  const header = extracted.dataset;
+  // Checks see the entry name (file-name rules), findings get archive + entry.
+  const findings = checkDocument(
+    { file: file.entry ?? file.path, text: decoded.text, root: parsed.root, dataset: header },
+    { rules: v?.rules ?? true, disabledRules: v?.disabledRules ?? [], ...(opts.now ? { now: opts.now } : {}) },
+  ).map((f) => ({ ...f, ...findingAt(file) }));
+  if (findings.some((f) => f.severity === 'error')) return { outcome: { findings }, text: decoded.text, header };
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  return { outcome: { findings, header, sha256 }, text: decoded.text, header };
+}
+
+function mb(n: number): string {
+  return (n / 1024 / 1024).toFixed(n < 1024 * 1024 ? 2 : 1);
+}

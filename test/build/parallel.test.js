@@ -1,0 +1,45 @@
+// Reading on worker threads (src/catalog/pool.ts) must not change a byte of the site or the report.
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { build } from '../../dist/index.js';
+import { cleanup, EXAMPLE_DATA, tmp, tree } from '../helpers/index.js';
+
+test.after.each(cleanup);
+
+const now = new Date('2026-01-02T03:04:05Z');
+
+test('worker threads, small chunks: same tree and findings as one thread, bad files included', async () => {
+  const dir = tmp();
+  cpSync(EXAMPLE_DATA, join(dir, 'data'), { recursive: true });
+  mkdirSync(join(dir, 'data', 'bad'));
+  writeFileSync(join(dir, 'data', 'bad', 'broken.xml'), '<processDataSet><x></processDataSet>');
+  writeFileSync(join(dir, 'data', 'bad', 'doctype.xml'), '<!DOCTYPE x [<!ENTITY a "b">]><x>&a;</x>');
+  const opts = { inputs: [join(dir, 'data')], cwd: dir, now, clean: true };
+  const one = await build({ ...opts, out: join(dir, 'one'), threads: 1, cacheDir: join(dir, 'c1') });
+  // Chunks of 7 files over 3 workers: many chunks finish out of order.
+  const many = await build({ ...opts, out: join(dir, 'many'), threads: 3, xsdBatchSize: 7, cacheDir: join(dir, 'c2') });
+  assert.ok(one.catalog.stats.xmlFiles > 50, 'enough files for many chunks');
+  assert.is(many.summary.rejected, 2);
+  assert.equal(many.summary, one.summary);
+  assert.equal(many.findings, one.findings);
+  assert.equal(tree(join(dir, 'many')), tree(join(dir, 'one')));
+});
+
+test('--no-zip-export: no ZIP exports, every other file the same', async () => {
+  const dir = tmp();
+  const opts = { inputs: [EXAMPLE_DATA], cwd: dir, now, clean: true };
+  await build({ ...opts, out: join(dir, 'with'), cacheDir: join(dir, 'c1') });
+  await build({ ...opts, out: join(dir, 'without'), zipExport: false, cacheDir: join(dir, 'c2') });
+  const withZip = tree(join(dir, 'with'));
+  const without = tree(join(dir, 'without'));
+  const zips = Object.keys(withZip).filter((p) => p.endsWith('/zipexport.zip'));
+  assert.ok(zips.length >= 5, 'the default emits them');
+  assert.not.ok(Object.keys(without).some((p) => p.endsWith('zipexport.zip')));
+  // Health and the build marker count files, so they differ; every other file is identical.
+  const differing = Object.keys(withZip).filter((p) => !p.endsWith('zipexport.zip') && without[p] !== withZip[p]);
+  assert.equal(differing.filter((p) => !/^(healthz|v1\/healthz|\.po-node\.json)/.test(p)), []);
+});
+
+test.run();
