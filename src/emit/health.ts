@@ -4,11 +4,12 @@ import { join } from 'node:path';
 import type { Catalog } from '../catalog/build.js';
 import type { ReferenceReport } from '../catalog/references.js';
 import type { ResolvedConfig } from '../config/load.js';
-import { countFindings, type Finding } from '../findings.js';
+import { cmp, countFindings, type Finding } from '../findings.js';
 import { DATASET_TYPES } from '../parse/ilcd.js';
 import { childrenOf, parseXml } from '../parse/xml.js';
 import { GENERATOR_NAME, GENERATOR_VERSION } from '../version.js';
 import { SUB } from './dependencies.js';
+import { pool } from './write.js';
 import { CONTENT_TYPES, type PlannedFile } from './plan.js';
 import { SAPI } from './soda4lca.js';
 
@@ -50,11 +51,13 @@ export async function verifyAndDescribe(dir: string, catalog: Catalog, cfg: Reso
   for (const folder of datasetFolders) {
     let good = 0;
     const bad: string[] = [];
-    for (const d of catalog.epds) {
+    // Several files in flight: reading overlaps hashing (the whole corpus is read back, twice with /v1).
+    await pool(catalog.epds, 8, async (d) => {
       const hash = await hashFile(join(dir, folder, d.header.uuid));
       if (hash === d.sha256) good++;
       else bad.push(d.header.uuid);
-    }
+    });
+    bad.sort(cmp);
     checks.push({ id: `${folder}/<uuid>`, ok: bad.length === 0, detail: bad.length ? `${bad.length} of ${n} listed EPDs missing or altered: ${bad.slice(0, 5).join(', ')}` : `${good} of ${n} listed EPDs present and byte-identical to their inputs` });
   }
   if (cfg.pathSets.default) {
@@ -62,11 +65,12 @@ export async function verifyAndDescribe(dir: string, catalog: Catalog, cfg: Reso
     const bad: string[] = [];
     for (const t of DATASET_TYPES) {
       if (t.type === 'process') continue;
-      for (const d of catalog.byType[t.type]) {
-        deps++;
+      deps += catalog.byType[t.type].length;
+      await pool(catalog.byType[t.type], 8, async (d) => {
         if ((await hashFile(join(dir, 'resource', t.folder, d.header.uuid))) !== d.sha256) bad.push(`${t.folder}/${d.header.uuid}`);
-      }
+      });
     }
+    bad.sort(cmp);
     checks.push({ id: 'resource/<type>/<uuid>', ok: bad.length === 0, detail: bad.length ? `${bad.length} dependent datasets missing or altered: ${bad.slice(0, 5).join(', ')}` : `${deps} dependent datasets present and byte-identical` });
 
     if (refs?.documents.length) {
