@@ -70,12 +70,10 @@ export async function buildCatalog(files: readonly InputFile[], discoveryFinding
 
   // Unchanged inputs take their earlier outcome from the cache; the rest are read on every core.
   const cache = opts.cache;
-  // Every outcome kept goes through one interner: repeated references and strings are held once.
+  // Every outcome kept is interned: repeated references and strings are held once.
   const interner = opts.interner ?? new Interner();
-  const outcomes: (ReadOutcome | undefined)[] = xml.map((file) => {
-    const hit = cache?.lookup(file);
-    return hit && interner.outcome(hit);
-  });
+  // Cached outcomes were interned as the cache was loaded (BuildCache.load with the same interner).
+  const outcomes: (ReadOutcome | undefined)[] = xml.map((file) => cache?.lookup(file));
   const missIdx = xml.flatMap((_f, i) => (outcomes[i] ? [] : [i]));
   const stats0 = missIdx.map((i) => cache?.stat(xml[i]!));
   let done = xml.length - missIdx.length;
