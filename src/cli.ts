@@ -59,8 +59,7 @@ Examples:
 Docs: README.md (output tree, publishing), docs/rules.md (every finding), schemas/ (JSON Schemas).`,
     );
 
-  program
-    .command('build')
+  validationOptions(program.command('build'))
     .description('Read ILCD datasets, check them, and write the static node into the output folder.')
     .argument('[inputs...]', 'folders, files or quoted glob patterns holding ILCD XML (default: "inputs" from the config)')
     .option('-o, --out <dir>', 'output folder (default: "out" from the config, else site)')
@@ -75,10 +74,6 @@ Docs: README.md (output tree, publishing), docs/rules.md (every finding), schema
     .option('--deploy-out <dir>', 'folder for host configs that are not published (default: <out>-deploy)')
     .option('-q, --quiet', 'print only errors and the summary')
     .addOption(new Option('--verbose', 'also list informational findings (skipped files, duplicates)').conflicts('quiet'))
-    .option('--level <n>', 'highest validation level: 2 structure, 3 XSD, 4 ECO rules (default 4)', parseNumber)
-    .option('--no-xsd', 'skip XSD validation (level 3)')
-    .option('--no-rules', 'skip the ECO data-definition rules (level 4)')
-    .option('--max-file-size <mb>', 'reject files larger than this many MB (default 50)', parseNumber)
     .addHelpText(
       'after',
       `
@@ -122,8 +117,7 @@ Examples:
       setExit(result.ok ? 0 : 1);
     });
 
-  program
-    .command('validate')
+  validationOptions(program.command('validate'))
     .description('Run every check of a build (safe XML, ILCD structure, XSD, ECO rules) and report; writes nothing.')
     .argument('[inputs...]', 'folders, files or quoted glob patterns holding ILCD XML (default: "inputs" from the config)')
     .option('-c, --config <file>', 'po-node.config.json (for inputs, limits and validation settings; default: ./po-node.config.json when present)')
@@ -131,10 +125,6 @@ Examples:
     .addOption(new Option('--format <format>', 'report format').choices(['text', 'json', 'github']).default('text'))
     .option('-q, --quiet', 'print only errors and the summary')
     .addOption(new Option('--verbose', 'also list informational findings').conflicts('quiet'))
-    .option('--level <n>', 'highest validation level: 2 structure, 3 XSD, 4 ECO rules (default 4)', parseNumber)
-    .option('--no-xsd', 'skip XSD validation (level 3)')
-    .option('--no-rules', 'skip the ECO data-definition rules (level 4)')
-    .option('--max-file-size <mb>', 'reject files larger than this many MB (default 50)', parseNumber)
     .addHelpText(
       'after',
       `
@@ -204,6 +194,15 @@ function applyLevelFlags(opts: ConfigOverrides, o: LevelFlags): void {
   if (o.xsd === false) opts.xsd = false;
   if (o.rules === false) opts.rules = false;
   if (o.maxFileSize !== undefined) opts.maxFileSizeMB = o.maxFileSize;
+}
+
+/** The validation switches build and validate share. */
+function validationOptions(cmd: Command): Command {
+  return cmd
+    .option('--level <n>', 'highest validation level: 2 structure, 3 XSD, 4 ECO rules (default 4)', parseNumber)
+    .option('--no-xsd', 'skip XSD validation (level 3)')
+    .option('--no-rules', 'skip the ECO data-definition rules (level 4)')
+    .option('--max-file-size <mb>', 'reject files larger than this many MB (default 50)', parseNumber);
 }
 
 function parseNumber(v: string): number {
