@@ -199,7 +199,7 @@ function applyLevelFlags(opts: ConfigOverrides, o: LevelFlags): void {
 /** The validation switches build and validate share. */
 function validationOptions(cmd: Command): Command {
   return cmd
-    .option('--level <n>', 'highest validation level: 2 structure, 3 XSD, 4 ECO rules (default 4)', parseNumber)
+    .option('--level <n>', 'highest validation level: 1 index fields only (fastest), 2 structure, 3 XSD, 4 ECO rules (default 4)', parseNumber)
     .option('--no-xsd', 'skip XSD validation (level 3)')
     .option('--no-rules', 'skip the ECO data-definition rules (level 4)')
     .option('--max-file-size <mb>', 'reject files larger than this many MB (default 50)', parseNumber);

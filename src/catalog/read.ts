@@ -4,7 +4,8 @@ import type { CachedOutcome } from '../emit/cache.js';
 import type { Finding } from '../findings.js';
 import { extractDataset, type DatasetHeader } from '../parse/extract.js';
 import { decodeXml } from '../parse/safety.js';
-import { parseXml } from '../parse/xml.js';
+import { readIndexOnly } from '../parse/body.js';
+import { parseXml, type ParseResult } from '../parse/xml.js';
 import { findingAt, type InputFile } from '../read/inputs.js';
 import { checkDocument } from '../validate/run.js';
 import { validateXsd, type XsdItem } from '../validate/xsd.js';
@@ -15,8 +16,8 @@ export type ReadOutcome = CachedOutcome;
 /** Plain data only: it crosses into worker threads (src/catalog/pool.ts). */
 export interface ReadOptions {
   maxFileSize: number;
-  /** Levels 3 and 4; all on when absent. */
-  validation?: { xsd: boolean; rules: boolean; disabledRules: readonly string[] };
+  /** Levels 2-4; all on when absent. */
+  validation?: { structure?: boolean; xsd: boolean; rules: boolean; disabledRules: readonly string[] };
   /** Build time, for date rules (valid-until). */
   now?: Date;
   /** Documents per XSD batch (xmllint call). */
@@ -73,7 +74,11 @@ async function readOne(file: InputFile, opts: ReadOptions): Promise<ReadResult> 
   }
   const decoded = decodeXml(bytes);
   if (!decoded.ok) return reject([at(decoded.finding)]);
-  const parsed = parseXml(decoded.text);
+  const v = opts.validation;
+  // Process datasets are read index-only (head parsed, body scanned) unless level 2 must check the whole
+  // document itself; with XSD on, libxml2 checks every byte anyway (docs/performance.md).
+  const quick = (v?.xsd ?? true) || !(v?.structure ?? true) ? readIndexOnly(decoded.text) : undefined;
+  const parsed: ParseResult = quick ? { ok: true, root: quick.root } : parseXml(decoded.text);
   if (!parsed.ok) {
     return reject([at({ ruleId: 'xml-malformed', severity: 'error', message: `The XML is not well-formed: ${parsed.message}`, ...(parsed.line ? { line: parsed.line } : {}), ...(parsed.col ? { col: parsed.col } : {}) })]);
   }
@@ -85,11 +90,11 @@ async function readOne(file: InputFile, opts: ReadOptions): Promise<ReadResult> 
     }
     return reject(extracted.findings.map(at));
   }
-  const v = opts.validation;
   const header = extracted.dataset;
+  if (quick) header.references = quick.references(header.references);
   // Checks see the entry name (file-name rules), findings get archive + entry.
   const findings = checkDocument(
-    { file: file.entry ?? file.path, text: decoded.text, root: parsed.root, dataset: header },
+    { file: file.entry ?? file.path, text: decoded.text, root: parsed.root, dataset: header, ...(quick ? { body: quick.body } : {}) },
     { rules: v?.rules ?? true, disabledRules: v?.disabledRules ?? [], ...(opts.now ? { now: opts.now } : {}) },
   ).map((f) => ({ ...f, ...findingAt(file) }));
   if (findings.some((f) => f.severity === 'error')) return { outcome: { findings }, text: decoded.text, header };

@@ -29,7 +29,7 @@ export interface ResolvedConfig {
   requireDependencies: boolean;
   /** Per-EPD ILCD ZIP exports at resource/processes/<uuid>/zipexport (--no-zip-export turns them off). */
   zipExport: boolean;
-  /** Validation levels 3 and 4 (1 and 2 always run). */
+  /** Validation levels 2-4 (level 1 always runs). */
   validation: ValidationConfig;
   /** Where relative paths were resolved from (config folder, else the working directory). */
   baseDir: string;
@@ -37,6 +37,8 @@ export interface ResolvedConfig {
 }
 
 export interface ValidationConfig {
+  /** Level 2: the whole document is parsed and checked (false: level 1, index fields only). */
+  structure: boolean;
   xsd: boolean;
   rules: boolean;
   disabledRules: string[];
@@ -44,7 +46,7 @@ export interface ValidationConfig {
 
 export interface ConfigOverrides {
   config?: string;
-  /** Highest validation level to run (2-4); --level. */
+  /** Highest validation level to run (1-4); --level. */
   level?: number;
   /** false: skip XSD validation (--no-xsd). */
   xsd?: boolean;
@@ -75,7 +77,7 @@ interface RawConfig {
   deploy?: { out?: string; siteRoot?: string; serverName?: string; listen?: string | number };
   requireDependencies?: boolean;
   zipExport?: boolean;
-  validation?: { xsd?: boolean; rules?: boolean; disabledRules?: string[] };
+  validation?: { structure?: boolean; xsd?: boolean; rules?: boolean; disabledRules?: string[] };
 }
 
 export const DEFAULT_CONFIG_FILE = 'po-node.config.json';
@@ -115,7 +117,7 @@ export function loadConfig(o: ConfigOverrides = {}): ResolvedConfig {
     baseDir = dirname(configFile);
   }
   if (o.level !== undefined && !(Number.isInteger(o.level) && o.level >= 1 && o.level <= 4)) {
-    throw new ConfigError(`--level ${String(o.level)} is not a validation level`, { hint: 'Use 1-4: 1 safe XML, 2 ILCD structure, 3 XSD, 4 ECO rules (1 and 2 always run).' });
+    throw new ConfigError(`--level ${String(o.level)} is not a validation level`, { hint: 'Use 1-4: 1 safe XML and index fields only, 2 ILCD structure of the whole document, 3 XSD, 4 ECO rules (default).' });
   }
   if (o.maxFileSizeMB !== undefined && !(o.maxFileSizeMB > 0)) {
     throw new ConfigError(`--max-file-size ${String(o.maxFileSizeMB)} is not a positive number of MB`, { hint: 'Example: --max-file-size 100' });
@@ -159,6 +161,7 @@ export function loadConfig(o: ConfigOverrides = {}): ResolvedConfig {
       listen: String(raw.deploy?.listen ?? 80),
     },
     validation: {
+      structure: (o.level !== undefined ? o.level >= 2 : undefined) ?? raw.validation?.structure ?? true,
       xsd: o.xsd ?? (o.level !== undefined ? o.level >= 3 : undefined) ?? raw.validation?.xsd ?? true,
       rules: o.rules ?? (o.level !== undefined ? o.level >= 4 : undefined) ?? raw.validation?.rules ?? true,
       disabledRules: [...(raw.validation?.disabledRules ?? [])],

@@ -1,5 +1,3 @@
-import { NS } from '../parse/ilcd.js';
-import { attr, child, childrenOf, type XNode } from '../parse/xml.js';
 import type { Rule, RuleHit } from './types.js';
 
 /** Binding module codes (InData Technical Details guide). */
@@ -12,16 +10,16 @@ export const ecoLciaModules: Rule = {
   severity: 'warning',
   description: 'LCIA results carry per-module values (epd:amount with a valid epd:module).',
   source: 'product.md level 4 (module results present); DDR v2 draft F.1.1; ilcd-epd-format.md §4 (module codes)',
-  check({ root }) {
-    const results = childrenOf(child(root, NS.process, 'LCIAResults'), NS.process, 'LCIAResult');
-    const amounts: XNode[] = results.flatMap((r) => childrenOf(child(r, NS.common, 'other'), NS.epd, 'amount'));
+  // Read from the body facts: the index-only read scans them without parsing the LCIA results (src/parse/body.ts).
+  check({ body }) {
+    const results = body.lciaResults;
+    const amounts = body.amountModules;
     if (amounts.length === 0) {
-      return [{ element: results.length ? 'LCIAResults' : 'exchanges', xpath: XPATH, message: results.length ? 'The LCIA results have no per-module values; add epd:amount elements with epd:module (e.g. A1-A3, C4, D) to each LCIAResult\'s common:other.' : 'No LCIA results: add LCIAResults with one LCIAResult per impact indicator and epd:amount values per module.' }];
+      return [{ element: results ? 'LCIAResults' : 'exchanges', xpath: XPATH, message: results ? 'The LCIA results have no per-module values; add epd:amount elements with epd:module (e.g. A1-A3, C4, D) to each LCIAResult\'s common:other.' : 'No LCIA results: add LCIAResults with one LCIAResult per impact indicator and epd:amount values per module.' }];
     }
     const hits: RuleHit[] = [];
     const bad = new Set<string>();
-    for (const a of amounts) {
-      const m = attr(a, 'module', NS.epd)?.trim();
+    for (const m of amounts) {
       if (m === undefined || m === '') bad.add('(missing)');
       else if (!MODULES.includes(m)) bad.add(m);
     }

@@ -1,12 +1,16 @@
 import type { Finding, Severity } from '../findings.js';
 import type { DatasetHeader, ProcessIndex } from '../parse/extract.js';
+import type { BodyFacts } from '../parse/body.js';
 import type { XNode } from '../parse/xml.js';
 
 /** What a level-4 rule sees: one parsed EPD process dataset. */
 export interface RuleContext {
   file: string;
   text: string;
+  /** The parsed document; an index-only read holds the head and the reference exchange(s), not the LCIA results. */
   root: XNode;
+  /** LCIA result facts, from a full parse or from the body scan. */
+  body: BodyFacts;
   dataset: DatasetHeader;
   process: ProcessIndex;
   /** Build time, for "expired" checks (deterministic with SOURCE_DATE_EPOCH). */

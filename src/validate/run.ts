@@ -1,4 +1,5 @@
 import type { Finding } from '../findings.js';
+import { bodyFactsOf, type BodyFacts } from '../parse/body.js';
 import type { DatasetHeader } from '../parse/extract.js';
 import { UUID_RE } from '../parse/ilcd.js';
 import type { XNode } from '../parse/xml.js';
@@ -9,6 +10,8 @@ export interface DocumentContext {
   file: string;
   text: string;
   root: XNode;
+  /** Body facts of an index-only read; computed from `root` when absent (full parse). */
+  body?: BodyFacts;
   dataset: DatasetHeader;
 }
 
@@ -49,7 +52,7 @@ export function checkDocument(ctx: DocumentContext, opts: CheckOptions = {}): Fi
   // Level 4 applies to EPDs only: plain ILCD processes and dependencies are served as they are.
   if ((opts.rules ?? true) && dataset.process?.typeOfDataSet === 'EPD') {
     const rules = opts.disabledRules?.length ? RULES.filter((r) => !opts.disabledRules!.includes(r.id)) : RULES;
-    findings.push(...runRules({ ...ctx, process: dataset.process, now: opts.now ?? new Date() }, rules));
+    findings.push(...runRules({ ...ctx, body: ctx.body ?? bodyFactsOf(ctx.root), process: dataset.process, now: opts.now ?? new Date() }, rules));
   }
   return findings;
 }

@@ -165,7 +165,8 @@ function toFinding(it: XsdItem, text: string, line: number | undefined, schema: 
   const xpath = line ? xpathAtLine(it.text, line, element) : undefined;
   return {
     ruleId: 'xsd-invalid',
-    severity: xsdSeverity(it.header),
+    // Not well-formed is an error for every dataset: the index-only read leaves that check of the body to libxml2.
+    severity: m[1] === 'parser' && m[2] === 'error' ? 'error' : xsdSeverity(it.header),
     file: it.file,
     ...(line ? { line } : {}),
     ...(xpath ? { xpath } : {}),

@@ -1,0 +1,323 @@
+import { type Ref } from './extract.js';
+import { NS } from './ilcd.js';
+import { attr, child, childrenOf, decodeEntities, parseXml, XML_NS, type XNode } from './xml.js';
+
+/**
+ * Index-only reading of process datasets (docs/performance.md). The index fields sit in the first
+ * sections of a process dataset; `exchanges` and `LCIAResults` (80-90% of an EPD's bytes) are only
+ * needed for their references, the reference exchange and the LCIA module codes. So the head is
+ * parsed with fast-xml-parser and the body is scanned here, tag by tag, for those facts alone.
+ * Anything this scanner does not expect returns undefined and the caller parses the whole
+ * document instead, so unusual files lose speed, never correctness.
+ */
+
+/** What the rules and the index need from the body, whichever way it was read. */
+export interface BodyFacts {
+  /** Number of LCIAResult elements. */
+  lciaResults: number;
+  /** `@epd:module` of each LCIAResult/common:other/epd:amount, in document order (undefined: absent). */
+  amountModules: (string | undefined)[];
+}
+
+export interface SplitDocument {
+  /** The head (everything before the body) closed with the root end tag: a well-formed document when the head is. */
+  head: string;
+  /** Builds a document of the root start tag, the `exchanges` start tag and the given exchanges, for grafting. */
+  exchangesDocument(internalIds: readonly string[]): string | undefined;
+  /** References in the body, with the XPaths a full parse gives them (collectRefs in extract.ts). */
+  refs: Ref[];
+  body: BodyFacts;
+}
+
+
+const NAME = '[A-Za-z_][\\w.\\-]*(?::[A-Za-z_][\\w.\\-]*)?';
+/** One markup token at a known `<`: a tag (start, end or empty), a comment, CDATA or a PI. */
+const TOKEN = new RegExp(`<(?:(/)?(${NAME})((?:\\s+${NAME}\\s*=\\s*(?:"[^"<]*"|'[^'<]*'))*)\\s*(/)?>|!--[\\s\\S]*?-->|!\\[CDATA\\[[\\s\\S]*?\\]\\]>|\\?[\\s\\S]*?\\?>)`, 'y');
+const ATTR = new RegExp(`(${NAME})\\s*=\\s*(?:"([^"]*)"|'([^']*)')`, 'g');
+const XMLNS = /(?:^|\s)xmlns(?::([A-Za-z_][\w.-]*))?\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
+const BODY_START = /<(?:[A-Za-z_][\w.-]*:)?(?:exchanges|LCIAResults)[\s/>]/g;
+/** An `&` that does not start one of the five XML entities or a character reference. */
+const BAD_AMP = /&(?!(?:lt|gt|amp|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);)/;
+
+/** An open (or, for references, a passed) element. */
+interface Frame {
+  qname: string;
+  scope: Map<string, string>;
+  /** Parent element (undefined for the root) and this element's position among its same-named siblings. */
+  up: Frame | undefined;
+  pos: number;
+  /** Children seen so far per qname (created on the first child): final once the element is closed. */
+  counts?: Map<string, number>;
+}
+
+const PREFIX: Record<string, string> = { [NS.common]: 'common:', [NS.epd]: 'epd:', [NS.epd2]: 'epd2:' };
+
+/** Split a process dataset into head and scanned body; undefined when the document is not one this can read safely. */
+export function splitProcess(text: string): SplitDocument | undefined {
+  const rootAt = firstElement(text);
+  if (rootAt < 0) return undefined;
+  TOKEN.lastIndex = rootAt;
+  const rm = TOKEN.exec(text);
+  if (!rm || rm[1] || rm[4] || !rm[2]) return undefined;
+  const rootQName = rm[2];
+  const rootScope = declare(new Map([['xml', XML_NS]]), rm[3] ?? '');
+  if (!rootScope) return undefined;
+  const rootNs = rootScope.get(prefixOf(rootQName)) ?? '';
+  if (rootNs !== NS.process || localOf(rootQName) !== 'processDataSet') return undefined;
+  const rootStart = rm[0];
+  BODY_START.lastIndex = TOKEN.lastIndex;
+  const bm = BODY_START.exec(text);
+  if (!bm) return undefined;
+  const bodyAt = bm.index;
+  const end = text.lastIndexOf(`</${rootQName}`);
+  if (end < bodyAt || BAD_AMP.test(text.slice(bodyAt, end))) return undefined;
+
+  const root: Frame = { qname: rootQName, scope: rootScope, up: undefined, pos: 1 };
+  const stack: Frame[] = [root];
+  const refs: { at: Frame; attrs: Record<string, string> }[] = [];
+  const exchanges = new Map<string, [number, number]>();
+  // Sibling positions are counted per qname: sound while a prefix means one namespace throughout the body.
+  const bound = new Map(rootScope);
+  let exchangesTag: { qname: string; start: string } | undefined;
+  let openExchange: { id: string; at: number } | undefined;
+  const body: BodyFacts = { lciaResults: 0, amountModules: [] };
+  let i = bodyAt;
+  for (;;) {
+    TOKEN.lastIndex = i;
+    const m = TOKEN.exec(text);
+    if (!m) return undefined;
+    const qname = m[2];
+    if (qname === undefined) {
+      i = TOKEN.lastIndex; // comment, CDATA or PI
+    } else if (m[1]) {
+      // End tag: must close the open element, with nothing after the slash but the name.
+      if (m[3] || m[4]) return undefined;
+      const top = stack.pop()!;
+      if (qname !== top.qname) return undefined;
+      if (stack.length === 0) {
+        if (i !== end || !onlyProlog(text, TOKEN.lastIndex)) return undefined;
+        break;
+      }
+      if (openExchange && stack.length === 2) {
+        exchanges.set(openExchange.id, [openExchange.at, TOKEN.lastIndex]);
+        openExchange = undefined;
+      }
+      i = TOKEN.lastIndex;
+    } else {
+      const parent = stack[stack.length - 1]!;
+      const rawAttrs = m[3] ?? '';
+      const scope = rawAttrs.includes('xmlns') ? declare(parent.scope, rawAttrs, bound) : parent.scope;
+      if (!scope) return undefined;
+      const counts = (parent.counts ??= new Map());
+      const pos = (counts.get(qname) ?? 0) + 1;
+      counts.set(qname, pos);
+      const frame: Frame = { qname, scope, up: parent, pos };
+      const depth = stack.length; // 1: a child of the root
+      let role: 'exchanges' | 'exchange' | 'result' | 'amount' | undefined;
+      if (depth <= 4) {
+        const name = nameOf(frame);
+        if (!name) return undefined;
+        const [ns, local] = name;
+        if (depth === 1 && ns === NS.process && local === 'exchanges') role = 'exchanges';
+        else if (depth === 2 && ns === NS.process && local === 'exchange' && isNamed(stack[1]!, NS.process, 'exchanges')) role = 'exchange';
+        else if (depth === 2 && ns === NS.process && local === 'LCIAResult' && isNamed(stack[1]!, NS.process, 'LCIAResults')) role = 'result';
+        else if (depth === 4 && ns === NS.epd && local === 'amount' && isNamed(stack[3]!, NS.common, 'other') && isNamed(stack[2]!, NS.process, 'LCIAResult') && isNamed(stack[1]!, NS.process, 'LCIAResults')) role = 'amount';
+      }
+      if (role === 'exchanges' && !exchangesTag && !m[4]) exchangesTag = { qname, start: m[0] };
+      if (role === 'result') body.lciaResults++;
+      if (role === 'exchange' || role === 'amount' || rawAttrs.includes('refObjectId')) {
+        const attrs = readAttrs(rawAttrs, scope);
+        if (!attrs) return undefined;
+        if (attrs['refObjectId'] !== undefined && attrs['type'] !== undefined) {
+          // Short descriptions are kept only on references to sources; those are read by a full parse.
+          if (attrs['type'].trim().toLowerCase() === 'source data set') return undefined;
+          refs.push({ at: frame, attrs });
+        }
+        if (role === 'exchange') {
+          const id = attrs['dataSetInternalID']?.trim();
+          if (id !== undefined && !exchanges.has(id)) {
+            if (m[4]) exchanges.set(id, [i, TOKEN.lastIndex]);
+            else openExchange = { id, at: i };
+          }
+        }
+        if (role === 'amount') body.amountModules.push(attrs[`{${NS.epd}}module`]?.trim());
+      }
+      if (!m[4]) stack.push(frame);
+      i = TOKEN.lastIndex;
+    }
+    const next = text.indexOf('<', i);
+    if (next < 0) return undefined;
+    i = next;
+  }
+
+  const bodyRefs: Ref[] = [];
+  for (const r of refs) {
+    const ref = toRef(r.at, r.attrs);
+    if (!ref) return undefined;
+    bodyRefs.push(ref);
+  }
+  return {
+    head: `${text.slice(0, bodyAt)}</${rootQName}>`,
+    refs: bodyRefs,
+    body,
+    exchangesDocument(ids) {
+      const spans = ids.flatMap((id) => (exchanges.has(id) ? [exchanges.get(id)!] : []));
+      if (!exchangesTag || !spans.length) return undefined;
+      return `${rootStart}${exchangesTag.start}${spans.map(([a, b]) => text.slice(a, b)).join('')}</${exchangesTag.qname}></${rootQName}>`;
+    },
+  };
+}
+
+export interface IndexOnlyRead {
+  /** The head with the reference exchange(s) grafted in: all the index, the links and the rules read. */
+  root: XNode;
+  body: BodyFacts;
+  /** The references of the whole document, given those extracted from `root`. */
+  references(fromRoot: readonly Ref[]): Ref[];
+}
+
+/** Parse the head and the reference exchange only; undefined when the document needs a full parse. */
+export function readIndexOnly(text: string): IndexOnlyRead | undefined {
+  const split = splitProcess(text);
+  if (!split) return undefined;
+  const head = parseXml(split.head);
+  if (!head.ok) return undefined;
+  const root = head.root;
+  const P = NS.process;
+  const ids = childrenOf(child(child(root, P, 'processInformation'), P, 'quantitativeReference'), P, 'referenceToReferenceFlow').map((n) => n.text.trim());
+  const doc = split.exchangesDocument(ids);
+  if (doc) {
+    const ex = parseXml(doc);
+    if (!ex.ok) return undefined;
+    root.children.push(...ex.root.children);
+  }
+  return {
+    root,
+    body: split.body,
+    // The grafted exchanges were walked out of context: their references come from the scan, with true positions.
+    references: (fromRoot) => [...fromRoot.filter((r) => !r.xpath.startsWith('/processDataSet/exchanges/')), ...split.refs],
+  };
+}
+
+/** Body facts from a fully parsed document (the same facts splitProcess scans for). */
+export function bodyFactsOf(root: XNode): BodyFacts {
+  const results = childrenOf(child(root, NS.process, 'LCIAResults'), NS.process, 'LCIAResult');
+  const amounts = results.flatMap((r) => childrenOf(child(r, NS.common, 'other'), NS.epd, 'amount'));
+  return { lciaResults: results.length, amountModules: amounts.map((a) => attr(a, 'module', NS.epd)?.trim()) };
+}
+
+/** [namespace, local name] of an element; undefined for an undeclared prefix. */
+function nameOf(f: Frame): [string, string] | undefined {
+  const p = prefixOf(f.qname);
+  const ns = f.scope.get(p);
+  if (ns === undefined && p) return undefined;
+  return [ns ?? '', localOf(f.qname)];
+}
+
+function isNamed(f: Frame, ns: string, local: string): boolean {
+  const n = nameOf(f);
+  return n !== undefined && n[0] === ns && n[1] === local;
+}
+
+/** The reference with the XPath collectRefs (extract.ts) gives it: canonical prefixes, positions among same-named siblings. */
+function toRef(at: Frame, attrs: Record<string, string>): Ref | undefined {
+  let xpath = '';
+  for (let f: Frame = at; f.up; f = f.up) {
+    const name = nameOf(f);
+    if (!name) return undefined;
+    xpath = `/${PREFIX[name[0]] ?? ''}${name[1]}${f.up.counts!.get(f.qname)! > 1 ? `[${f.pos}]` : ''}${xpath}`;
+  }
+  xpath = `/processDataSet${xpath}`;
+  const r: Ref = { descriptions: [], xpath };
+  const uuid = attrs['refObjectId']?.trim();
+  const version = attrs['version']?.trim();
+  const type = attrs['type']?.trim();
+  const uri = attrs['uri']?.trim();
+  if (uuid) r.uuid = uuid.toLowerCase();
+  if (version) r.version = version;
+  if (type) r.type = type;
+  if (uri) r.uri = uri;
+  return r;
+}
+
+/** Attributes by `local` (no namespace) or `{uri}local`, entities decoded; undefined on an unknown prefix or a repeat. */
+function readAttrs(raw: string, scope: Map<string, string>): Record<string, string> | undefined {
+  const out: Record<string, string> = {};
+  ATTR.lastIndex = 0;
+  for (let m = ATTR.exec(raw); m; m = ATTR.exec(raw)) {
+    const name = m[1]!;
+    if (name === 'xmlns' || name.startsWith('xmlns:')) continue;
+    const p = prefixOf(name);
+    const uri = p ? scope.get(p) : undefined;
+    if (p && uri === undefined) return undefined;
+    const key = p ? `{${uri}}${localOf(name)}` : name;
+    if (key in out) return undefined;
+    out[key] = decodeEntities(m[2] ?? m[3] ?? '');
+  }
+  return out;
+}
+
+/**
+ * The scope with the tag's namespace declarations added (a new map only when they change it); undefined when a
+ * prefix is bound to a second namespace anywhere in the body (sibling positions are counted per qname).
+ */
+function declare(parent: Map<string, string>, raw: string, bound?: Map<string, string>): Map<string, string> | undefined {
+  let scope = parent;
+  XMLNS.lastIndex = 0;
+  for (let m = XMLNS.exec(raw); m; m = XMLNS.exec(raw)) {
+    const p = m[1] ?? '';
+    const value = decodeEntities(m[2] ?? m[3] ?? '');
+    if (p && value === '') return undefined; // undeclaring a prefix: XML 1.1 only
+    // Exports repeat the root's declarations on every epd:amount: no new scope for those.
+    if (scope.get(p) === value) continue;
+    if (bound) {
+      if (bound.has(p) && bound.get(p) !== value) return undefined;
+      bound.set(p, value);
+    }
+    if (scope === parent) {
+      // Sibling elements repeat the same declaration (epd:amount): they share one derived scope.
+      const key = `${p}=${value}`;
+      let derived = DERIVED.get(parent);
+      if (!derived) DERIVED.set(parent, (derived = new Map()));
+      const known = derived.get(key);
+      if (known && !raw.slice(XMLNS.lastIndex).includes('xmlns')) return known;
+      scope = new Map(parent);
+      scope.set(p, value);
+      if (!known) derived.set(key, scope);
+      continue;
+    }
+    scope.set(p, value);
+  }
+  return scope;
+}
+
+const DERIVED = new WeakMap<Map<string, string>, Map<string, Map<string, string>>>();
+
+/** Offset of the root element's `<`, after the XML declaration, comments and PIs; -1 if there is none. */
+function firstElement(text: string): number {
+  let i = 0;
+  for (;;) {
+    const lt = text.indexOf('<', i);
+    if (lt < 0) return -1;
+    if (text.startsWith('<?', lt)) i = text.indexOf('?>', lt) + 2;
+    else if (text.startsWith('<!--', lt)) i = text.indexOf('-->', lt) + 3;
+    else if (text[lt + 1] === '!') return -1;
+    else return lt;
+    if (i < 2) return -1;
+  }
+}
+
+/** After the root end tag: only white space, comments and PIs. */
+function onlyProlog(text: string, from: number): boolean {
+  return /^(?:\s|<!--[\s\S]*?-->|<\?[\s\S]*?\?>)*$/.test(text.slice(from));
+}
+
+function prefixOf(q: string): string {
+  const i = q.indexOf(':');
+  return i < 0 ? '' : q.slice(0, i);
+}
+
+function localOf(q: string): string {
+  const i = q.indexOf(':');
+  return i < 0 ? q : q.slice(i + 1);
+}
