@@ -41,7 +41,7 @@ export async function readChunk(files: readonly InputFile[], opts: ReadOptions):
   if (!(opts.validation?.xsd ?? true)) return results.map((r) => r.outcome);
   // A dataset already rejected by level 2/4 still goes through the XSD, so its report is complete.
   const idx = results.flatMap((r, i) => (r.text !== undefined && r.header ? [i] : []));
-  const items: XsdItem[] = idx.map((i) => ({ file: files[i]!.path, text: results[i]!.text!, header: results[i]!.header! }));
+  const items: XsdItem[] = idx.map((i) => ({ file: files[i]!.path, ...(files[i]!.bytes ? {} : { abs: files[i]!.abs }), text: results[i]!.text!, header: results[i]!.header! }));
   const xsd = await validateXsd(items, { batchSize: opts.xsdBatchSize ?? 200 });
   idx.forEach((i, k) => {
     const fs = (xsd.get(k) ?? []).map((f) => ({ ...f, ...findingAt(files[i]!) }));

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Catalog } from '../catalog/build.js';
 import type { ReferenceReport } from '../catalog/references.js';
@@ -46,6 +46,7 @@ export const HEALTH_PATHS = { default: 'healthz/index.json', v1: 'v1/healthz/ind
 export async function verifyAndDescribe(dir: string, catalog: Catalog, cfg: ResolvedConfig, builtAt: Date, findings: readonly Finding[], refs?: ReferenceReport): Promise<HealthDoc> {
   const checks: HealthCheck[] = [];
   const lists: HealthDoc['lists'] = [];
+  const hashFile = inodeHasher();
   const n = catalog.epds.length;
   const datasetFolders = [...(cfg.pathSets.default ? ['resource/processes'] : []), ...(cfg.pathSets.v1 ? ['v1/epds'] : [])];
   for (const folder of datasetFolders) {
@@ -139,12 +140,24 @@ async function jsonListCheck(dir: string, path: string, n: number, checks: Healt
   return { path, entries, sha256: sha(text) };
 }
 
-async function hashFile(path: string): Promise<string | undefined> {
-  try {
-    return createHash('sha256').update(await readFile(path)).digest('hex');
-  } catch {
-    return undefined;
-  }
+/** SHA-256 of a file, read once per inode: hard links (the writer links identical files) are hashed once. */
+function inodeHasher(): (path: string) => Promise<string | undefined> {
+  const byInode = new Map<string, Promise<string | undefined>>();
+  return async (path) => {
+    const st = await stat(path, { bigint: true }).catch(() => undefined);
+    if (!st?.isFile()) return undefined;
+    // Some file systems report no inode numbers (0): no sharing there.
+    const id = st.ino ? `${st.dev}:${st.ino}` : path;
+    let h = byInode.get(id);
+    if (!h) {
+      h = readFile(path).then(
+        (b) => createHash('sha256').update(b).digest('hex'),
+        () => undefined,
+      );
+      byInode.set(id, h);
+    }
+    return h;
+  };
 }
 
 function sha(text: string): string {

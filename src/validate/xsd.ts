@@ -1,4 +1,9 @@
+import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { validateXML, type XMLFileInfo } from 'xmllint-wasm';
 import type { Finding, Severity } from '../findings.js';
 import type { DatasetHeader } from '../parse/extract.js';
@@ -8,10 +13,14 @@ import { xpathAtLine } from './locate.js';
  * Level 3: XSD validation with libxml2 (xmllint compiled to WebAssembly), fully offline.
  * The schemas ship in schemas/xsd/ (see its PROVENANCE.md); the W3C xml.xsd import points at a local copy.
  * Many documents go into one xmllint call, so each schema set is compiled once per batch, not per file.
+ * When libxml2's own xmllint is installed it runs instead (same library and schemas, about 2.5x faster and
+ * outside the JavaScript heap; docs/performance.md); PO_NODE_XSD=wasm forces the bundled build.
  */
 export interface XsdItem {
   /** Display path of the input file, for findings. */
   file: string;
+  /** The file on disk, when the document is one (native xmllint reads it there instead of a copy). */
+  abs?: string;
   text: string;
   header: DatasetHeader;
 }
@@ -58,6 +67,8 @@ export interface XsdOptions {
   batchSize?: number;
   /** Also cap a batch by total characters, so a few large files do not exhaust the memory. */
   batchChars?: number;
+  /** Which xmllint (default: xsdEngine()). */
+  engine?: 'native' | 'wasm';
 }
 
 /** Validate every item against its schema; returns findings per item index (absent = valid). */
@@ -77,19 +88,33 @@ export async function validateXsd(items: readonly XsdItem[], opts: XsdOptions = 
     let chars = 0;
     for (const i of idx) {
       if (batch.length && (batch.length >= maxN || chars + items[i]!.text.length > maxChars)) {
-        await runBatch(schema, batch, items, out);
+        await runBatch(schema, batch, items, out, opts.engine);
         batch = [];
         chars = 0;
       }
       batch.push(i);
       chars += items[i]!.text.length;
     }
-    if (batch.length) await runBatch(schema, batch, items, out);
+    if (batch.length) await runBatch(schema, batch, items, out, opts.engine);
   }
   return out;
 }
 
-async function runBatch(schema: string, batch: number[], items: readonly XsdItem[], out: Map<number, Finding[]>): Promise<void> {
+/** Which xmllint validates: the system's (`native`) when present, else the bundled WebAssembly build. */
+export function xsdEngine(env: NodeJS.ProcessEnv = process.env): 'native' | 'wasm' {
+  if (engine) return engine;
+  if (env.PO_NODE_XSD === 'wasm') return (engine = 'wasm');
+  const r = spawnSync('xmllint', ['--version'], { stdio: 'ignore', timeout: 10_000 });
+  return (engine = r.status === 0 ? 'native' : 'wasm');
+}
+let engine: 'native' | 'wasm' | undefined;
+
+async function runBatch(schema: string, batch: number[], items: readonly XsdItem[], out: Map<number, Finding[]>, use = xsdEngine()): Promise<void> {
+  if (use === 'native') {
+    const raw = await runNative(schema, batch, items).catch(() => undefined);
+    // A failed run (xmllint vanished, killed) falls back to the bundled build.
+    if (raw !== undefined) return collect(raw, schema, batch, items, out);
+  }
   const all = loadSchemas();
   const entry = all.find((f) => f.fileName === `xsd/${schema}`)!;
   // Input files get neutral names: user paths never reach the xmllint command line.
@@ -109,15 +134,49 @@ async function runBatch(schema: string, batch: number[], items: readonly XsdItem
   } catch (e) {
     // A batch that fails as a whole (wasm out of memory) is retried file by file before giving up.
     if (batch.length > 1) {
-      for (const i of batch) await runBatch(schema, [i], items, out);
+      for (const i of batch) await runBatch(schema, [i], items, out, 'wasm');
       return;
     }
     const it = items[batch[0]!]!;
     out.set(batch[0]!, [{ ruleId: 'xsd-unavailable', severity: 'warning', file: it.file, message: `Schema validation could not run on this file (${(e as Error).message.split('\n')[0]}); check it with xmllint --schema.` }]);
     return;
   }
+  collect(raw, schema, batch, items, out);
+}
+
+/**
+ * One batch through the system's xmllint. Inputs get neutral names (in/<k>.xml, symbolic links to the files,
+ * or copies of in-memory documents) in a private temporary folder, so the output reads like the wasm build's.
+ */
+async function runNative(schema: string, batch: number[], items: readonly XsdItem[]): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'po-node-xsd-'));
+  try {
+    await mkdir(join(dir, 'in'));
+    await Promise.all(
+      batch.map((i, k) => {
+        const it = items[i]!;
+        const name = join(dir, 'in', `${k}.xml`);
+        return it.abs ? symlink(it.abs, name) : writeFile(name, it.text);
+      }),
+    );
+    const args = ['--nonet', '--noout', '--schema', join(fileURLToPath(XSD_ROOT), schema), ...batch.map((_i, k) => `in/${k}.xml`)];
+    return await new Promise<string>((resolve, reject) => {
+      const p = spawn('xmllint', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+      const chunks: Buffer[] = [];
+      p.stderr.on('data', (c: Buffer) => chunks.push(c));
+      p.on('error', reject);
+      // Exit 1-4: the documents have errors (reported on stderr); 5 and up: xmllint itself failed.
+      p.on('close', (code) => (code !== null && code < 5 ? resolve(Buffer.concat(chunks).toString('utf8')) : reject(new Error(`xmllint exited with ${code}`))));
+    });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function collect(raw: string, schema: string, batch: number[], items: readonly XsdItem[], out: Map<number, Finding[]>): void {
   for (const line of raw.split('\n')) {
-    const m = /^in\/(\d+)\.xml(?::(\d+))?: (.*)$/.exec(line);
+    // libxml2 before 2.11 writes `element <name>: ` before the message.
+    const m = /^in\/(\d+)\.xml(?::(\d+))?: (?:element [^:\s]+: )?(.*)$/.exec(line);
     if (!m) continue;
     const k = Number(m[1]);
     const i = batch[k];

@@ -27,6 +27,23 @@ test('the five real programme-operator EPDs are valid against InData v1.2 (EPD_D
   assert.equal([...r.values()].flat(), []);
 });
 
+test('system xmllint and the bundled wasm build give the same findings (files on disk and in memory)', async () => {
+  // CI installs libxml2-utils; elsewhere the native engine may be absent and there is nothing to compare.
+  const has = spawnSync('xmllint', ['--version']).status === 0;
+  if (!has && process.env.CI) assert.unreachable('xmllint must be installed in CI (.ci/run installs libxml2-utils)');
+  if (!has) return;
+  const broken = { ...epds[0], abs: undefined, file: 'memory.xml', text: epds[0].text.replace('<common:dataSetVersion>', '<common:dataSetVersion>x') };
+  const malformed = { ...epds[1], abs: undefined, file: 'bad.xml', text: epds[1].text.replace('</processInformation>', '') };
+  const all = [...tiangong.map((t) => ({ ...t, abs: t.file })), ...epds.map((e) => ({ ...e, abs: e.file })), broken, malformed];
+  const native = await validateXsd(all, { engine: 'native' });
+  const wasm = await validateXsd(all, { engine: 'wasm' });
+  // libxml2 versions differ in how many follow-up errors they report after a well-formedness error: the first counts.
+  const norm = (m) => [...m.entries()].sort((a, b) => a[0] - b[0]).map(([i, fs]) => [i, (i === all.length - 1 ? fs.slice(0, 1) : fs).map((f) => [f.ruleId, f.severity, f.line, f.xpath])]);
+  assert.equal(norm(native), norm(wasm));
+  assert.ok(native.get(all.length - 2)?.some((f) => f.message.includes('dataSetVersion')));
+  assert.ok(native.get(all.length - 1)?.every((f) => f.severity === 'error'), 'not well-formed: an error whatever the dataset');
+});
+
 test('TianGong processes fail with the libxml2 errors VALIDATION.md describes, as warnings (not EPDs)', async () => {
   const r = await validateXsd(tiangong);
   const by = Object.fromEntries(tiangong.map((t, i) => [t.header.uuid, r.get(i) ?? []]));
