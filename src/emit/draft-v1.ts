@@ -2,6 +2,7 @@ import type { Dataset } from '../catalog/build.js';
 import type { ResolvedConfig } from '../config/load.js';
 import { pickText, type Ref } from '../parse/extract.js';
 import { complianceName } from './soda4lca.js';
+import { jsonWithItems } from './stream.js';
 import { nodeUrl } from './urls.js';
 
 /**
@@ -28,9 +29,12 @@ export interface V1Epd {
 
 export const V1_API_VERSION = 'po-node-v1-draft';
 
-export function v1ListJson(epds: readonly Dataset[], cfg: ResolvedConfig): string {
-  const data = epds.map((d) => v1Item(d, cfg));
-  return `${JSON.stringify({ apiVersion: V1_API_VERSION, nodeId: cfg.node.id, totalCount: data.length, startIndex: 0, pageSize: data.length, data }, null, 1)}\n`;
+export function* v1ListJson(epds: readonly Dataset[], cfg: ResolvedConfig): Generator<string> {
+  const n = epds.length;
+  yield* jsonWithItems({ apiVersion: V1_API_VERSION, nodeId: cfg.node.id, totalCount: n, startIndex: 0, pageSize: n, data: [] }, 'data', (function* () {
+    for (const d of epds) yield v1Item(d, cfg);
+  })(), 1);
+  yield '\n';
 }
 
 function v1Item(d: Dataset, cfg: ResolvedConfig): V1Epd {

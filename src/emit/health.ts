@@ -1,17 +1,17 @@
 import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 import type { Catalog } from '../catalog/build.js';
 import type { ReferenceReport } from '../catalog/references.js';
 import type { ResolvedConfig } from '../config/load.js';
 import { cmp, countFindings, type Finding } from '../findings.js';
 import { DATASET_TYPES } from '../parse/ilcd.js';
-import { childrenOf, parseXml } from '../parse/xml.js';
 import { GENERATOR_NAME, GENERATOR_VERSION } from '../version.js';
 import { SUB } from './dependencies.js';
 import { pool } from './write.js';
 import { CONTENT_TYPES, type PlannedFile } from './plan.js';
-import { SAPI } from './soda4lca.js';
 
 export type HealthStatus = 'ok' | 'degraded' | 'fail';
 
@@ -84,15 +84,12 @@ export async function verifyAndDescribe(dir: string, catalog: Catalog, cfg: Reso
       checks.push({ id: 'resource/sources/<uuid>/<file>', ok: badDocs.length === 0, detail: badDocs.length ? `${badDocs.length} source documents missing or altered: ${badDocs.slice(0, 5).join(', ')}` : `${refs.documents.length} source documents present and byte-identical` });
     }
     const xmlPath = 'resource/processes/index.xml';
-    const xml = await readFile(join(dir, xmlPath), 'utf8');
-    const parsed = parseXml(xml);
-    const entries = parsed.ok ? childrenOf(parsed.root, SAPI.process, 'process').length : -1;
-    const total = parsed.ok ? parsed.root.attrs[`{${SAPI.serviceApi}}totalSize`] : undefined;
-    checks.push({ id: xmlPath, ok: entries === n && total === String(n), detail: `${entries} entries, totalSize ${total ?? 'missing'}, ${n} EPDs published` });
-    lists.push({ path: xmlPath, entries, sha256: sha(xml) });
-    lists.push(await jsonListCheck(dir, 'resource/processes/index.json', n, checks));
+    const xml = await scanList(join(dir, xmlPath), '<process:process ', /\sserviceapi:totalSize="(\d+)"/);
+    checks.push({ id: xmlPath, ok: xml.entries === n && xml.total === n, detail: `${xml.entries} entries, totalSize ${xml.total ?? 'missing'}, ${n} EPDs published` });
+    lists.push({ path: xmlPath, entries: xml.entries, sha256: xml.sha256 });
+    lists.push(await jsonListCheck(dir, 'resource/processes/index.json', '"dsType":"Process"', n, checks));
   }
-  if (cfg.pathSets.v1) lists.push(await jsonListCheck(dir, 'v1/epds/index.json', n, checks));
+  if (cfg.pathSets.v1) lists.push(await jsonListCheck(dir, 'v1/epds/index.json', '"formatVersion": ', n, checks));
 
   const counts = countFindings(findings);
   const year = builtAt.getUTCFullYear();
@@ -132,12 +129,37 @@ export function healthFiles(doc: HealthDoc, cfg: ResolvedConfig): PlannedFile[] 
   return out;
 }
 
-async function jsonListCheck(dir: string, path: string, n: number, checks: HealthCheck[]): Promise<HealthDoc['lists'][number]> {
-  const text = await readFile(join(dir, path), 'utf8');
-  const doc = JSON.parse(text) as { totalCount?: number; data?: unknown[] };
-  const entries = doc.data?.length ?? -1;
-  checks.push({ id: path, ok: entries === n && doc.totalCount === n, detail: `${entries} entries, totalCount ${doc.totalCount ?? 'missing'}, ${n} EPDs published` });
-  return { path, entries, sha256: sha(text) };
+async function jsonListCheck(dir: string, path: string, marker: string, n: number, checks: HealthCheck[]): Promise<HealthDoc['lists'][number]> {
+  const r = await scanList(join(dir, path), marker, /"totalCount":\s*(\d+)/);
+  checks.push({ id: path, ok: r.entries === n && r.total === n, detail: `${r.entries} entries, totalCount ${r.total ?? 'missing'}, ${n} EPDs published` });
+  return { path, entries: r.entries, sha256: r.sha256 };
+}
+
+/**
+ * Read a written list back as a stream (at 100,000 EPDs a list is hundreds of MB: never parsed whole): its SHA-256,
+ * its entries (each entry carries `marker` exactly once, as a key or start tag no escaped text can contain)
+ * and the total it declares in its first bytes. A missing file gives -1 entries.
+ */
+export async function scanList(path: string, marker: string, total: RegExp): Promise<{ sha256: string; entries: number; total?: number }> {
+  const hash = createHash('sha256');
+  const decoder = new StringDecoder('utf8');
+  let entries = 0;
+  let carry = '';
+  let head = '';
+  try {
+    for await (const chunk of createReadStream(path)) {
+      hash.update(chunk as Buffer);
+      const text = carry + decoder.write(chunk as Buffer);
+      if (head.length < 4096) head += text.slice(0, 4096);
+      for (let i = text.indexOf(marker); i >= 0; i = text.indexOf(marker, i + marker.length)) entries++;
+      // Keep less than a marker: a marker split across chunks is counted once, in the next round.
+      carry = text.slice(Math.max(0, text.length - marker.length + 1));
+    }
+  } catch {
+    return { sha256: '', entries: -1 };
+  }
+  const m = total.exec(head);
+  return { sha256: hash.digest('hex'), entries, ...(m ? { total: Number(m[1]) } : {}) };
 }
 
 /** SHA-256 of a file, read once per inode: hard links (the writer links identical files) are hashed once. */
@@ -158,8 +180,4 @@ function inodeHasher(): (path: string) => Promise<string | undefined> {
     }
     return h;
   };
-}
-
-function sha(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
 }

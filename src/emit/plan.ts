@@ -21,7 +21,8 @@ export interface PlannedFile {
   /** Relative to the output folder, `/` separators. */
   path: string;
   contentType: string;
-  source: { copy: string } | { text: string } | { bytes: Uint8Array } | { make: () => Promise<Uint8Array> };
+  /** `parts`: generated while written (the lists; bounded memory), called once per write. */
+  source: { copy: string } | { text: string } | { bytes: Uint8Array } | { make: () => Promise<Uint8Array> } | { parts: () => Iterable<string> };
   /** Content key (same key, same bytes): lets an incremental build reuse the previous site's file. */
   key?: string;
 }
@@ -44,15 +45,15 @@ export function planSite({ catalog, cfg, builtAt, references }: PlanContext): Pl
     }
     if (references) files.push(...planDependencyFiles(catalog.epds, references, { zipExport: cfg.zipExport }));
     files.push(...planTypeLists(catalog, cfg));
-    add('resource/processes/index.xml', CONTENT_TYPES.xml, { text: processListXml(catalog.epds, cfg) });
-    add('resource/processes/index.json', CONTENT_TYPES.json, { text: processListJson(catalog.epds, cfg) });
+    add('resource/processes/index.xml', CONTENT_TYPES.xml, { parts: () => processListXml(catalog.epds, cfg) });
+    add('resource/processes/index.json', CONTENT_TYPES.json, { parts: () => processListJson(catalog.epds, cfg) });
     const nodeinfo = nodeInfoXml(cfg);
     add('nodeinfo/index.xml', CONTENT_TYPES.xml, { text: nodeinfo });
     add('resource/nodeinfo/index.xml', CONTENT_TYPES.xml, { text: nodeinfo });
   }
   if (cfg.pathSets.v1) {
     for (const d of catalog.epds) add(`v1/epds/${safeUuid(d.header.uuid)}`, CONTENT_TYPES.xml, inputSource(d.file), `sha256:${d.sha256}`);
-    add('v1/epds/index.json', CONTENT_TYPES.json, { text: v1ListJson(catalog.epds, cfg) });
+    add('v1/epds/index.json', CONTENT_TYPES.json, { parts: () => v1ListJson(catalog.epds, cfg) });
   }
   add('index.html', CONTENT_TYPES.html, { text: renderIndexHtml({ catalog, cfg, builtAt }) });
   // Host files that live in the published tree (.htaccess, _redirects, .nojekyll, ...).

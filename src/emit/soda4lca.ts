@@ -2,6 +2,7 @@ import type { Dataset } from '../catalog/build.js';
 import type { ResolvedConfig } from '../config/load.js';
 import { pickText, type LangText, type Ref } from '../parse/extract.js';
 import { KNOWN_COMPLIANCE } from '../parse/ilcd.js';
+import { jsonWithItems } from './stream.js';
 import { datasetUrl, nodeUrl } from './urls.js';
 import { attrString, el } from './xml-writer.js';
 
@@ -31,16 +32,13 @@ export function serviceBaseUrl(cfg: Pick<ResolvedConfig, 'baseUrl'>): string {
  * The whole list in one page: static hosts cannot page, so totalSize = pageSize = N. openLCA then stops
  * after one request (its pageSize differs, or startIndex + pageSize >= totalSize).
  */
-export function processListXml(epds: readonly Dataset[], cfg: ResolvedConfig): string {
+export function* processListXml(epds: readonly Dataset[], cfg: ResolvedConfig): Generator<string> {
   const n = epds.length;
-  const parts: string[] = [
-    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n',
-    `<serviceapi:dataSetList xmlns:serviceapi="${SAPI.serviceApi}" xmlns:xlink="${SAPI.xlink}" xmlns:process="${SAPI.process}" xmlns:epd="${SAPI.epd}"` +
-      ` serviceapi:totalSize="${n}" serviceapi:startIndex="0" serviceapi:pageSize="${n}">\n`,
-  ];
-  for (const d of epds) parts.push(processEntryXml(d, cfg));
-  parts.push('</serviceapi:dataSetList>\n');
-  return parts.join('');
+  yield '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n';
+  yield `<serviceapi:dataSetList xmlns:serviceapi="${SAPI.serviceApi}" xmlns:xlink="${SAPI.xlink}" xmlns:process="${SAPI.process}" xmlns:epd="${SAPI.epd}"` +
+    ` serviceapi:totalSize="${n}" serviceapi:startIndex="0" serviceapi:pageSize="${n}">\n`;
+  for (const d of epds) yield processEntryXml(d, cfg);
+  yield '</serviceapi:dataSetList>\n';
 }
 
 // Indentation of a list entry's children and grandchildren (entries themselves sit at 4).
@@ -111,9 +109,11 @@ export interface Soda4lcaJsonItem {
 }
 
 /** Compact like Gson (no white space, no trailing newline). */
-export function processListJson(epds: readonly Dataset[], cfg: ResolvedConfig): string {
-  const data = epds.map((d) => processJsonItem(d, cfg));
-  return JSON.stringify({ startIndex: 0, pageSize: data.length, totalCount: data.length, data });
+export function processListJson(epds: readonly Dataset[], cfg: ResolvedConfig): Generator<string> {
+  const n = epds.length;
+  return jsonWithItems({ startIndex: 0, pageSize: n, totalCount: n, data: [] }, 'data', (function* () {
+    for (const d of epds) yield processJsonItem(d, cfg);
+  })());
 }
 
 export function processJsonItem(d: Dataset, cfg: ResolvedConfig): Soda4lcaJsonItem {

@@ -5,6 +5,7 @@ import { OutputError } from '../errors.js';
 import { isInside, isSafeDocumentName } from '../read/inputs.js';
 import type { BuildCache } from './cache.js';
 import type { PlannedFile } from './plan.js';
+import { coalesce } from './stream.js';
 
 /** Written into every site po-node builds, so a later build knows the folder is its own to replace. */
 export const MARKER_FILE = '.po-node.json';
@@ -111,6 +112,7 @@ async function writeOne(dir: string, f: PlannedFile, mtime?: Date, cache?: Build
     if ('copy' in f.source) await copyFile(f.source.copy, to, constants.COPYFILE_FICLONE);
     else if ('bytes' in f.source) await writeFile(to, f.source.bytes);
     else if ('make' in f.source) await writeFile(to, await f.source.make());
+    else if ('parts' in f.source) await writeFile(to, coalesce(f.source.parts()));
     else await writeFile(to, f.source.text);
     if (mtime) await utimes(to, mtime, mtime);
     const size = f.key ? (await stat(to)).size : 0;

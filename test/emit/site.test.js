@@ -1,5 +1,5 @@
 // Builds the example node once and checks every document against the soda4LCA shapes and the inputs.
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -24,6 +24,17 @@ site.after(cleanup);
 const read = (p) => readFileSync(join(out, p));
 const text = (p) => read(p).toString('utf8');
 const child = (n, ns, name) => n.children.find((c) => c.ns === ns && c.name === name);
+
+site('identical files are written once: /v1 copies of EPDs are hard links of resource/processes', () => {
+  for (const e of REAL_EPDS) {
+    const a = statSync(join(out, 'resource/processes', e.uuid));
+    const b = statSync(join(out, 'v1/epds', e.uuid));
+    assert.is(a.ino, b.ino, e.uuid);
+    assert.ok(a.nlink >= 2);
+  }
+  // Files with their own content are not linked to anything.
+  assert.is(statSync(join(out, 'resource/processes/index.xml')).nlink, 1);
+});
 
 site('the build reports five EPDs, nothing rejected, status ok', () => {
   assert.ok(result.written);

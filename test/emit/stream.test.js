@@ -1,0 +1,48 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createHash } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { scanList } from '../../dist/emit/health.js';
+import { coalesce, jsonWithItems } from '../../dist/emit/stream.js';
+import { cleanup, tmp } from '../helpers/index.js';
+
+const items = [{ a: 1, b: { c: [1, 2], d: 'x"y' } }, { a: 2, b: {} }, { e: [] }];
+
+for (const indent of [0, 1, 2]) {
+  for (const n of [0, 1, 3]) {
+    test(`jsonWithItems gives JSON.stringify's bytes (indent ${indent}, ${n} items)`, () => {
+      const head = { startIndex: 0, pageSize: n, data: [] };
+      const want = JSON.stringify({ ...head, data: items.slice(0, n) }, null, indent || undefined);
+      assert.is([...jsonWithItems(head, 'data', items.slice(0, n), indent)].join(''), want);
+    });
+  }
+}
+
+test('jsonWithItems refuses an items key that is not last (the split would be wrong)', () => {
+  assert.throws(() => [...jsonWithItems({ data: [], total: 1 }, 'data', [])], /last key/);
+});
+
+test('coalesce joins pieces into writes of the given size, losing nothing', () => {
+  const parts = Array.from({ length: 100 }, (_v, i) => `${i},`);
+  const out = [...coalesce(parts, 50)];
+  assert.is(out.join(''), parts.join(''));
+  assert.ok(out.length > 1 && out.length < 100);
+  assert.ok(out.slice(0, -1).every((c) => c.length >= 50));
+});
+
+test('health reads lists back as a stream: entries split across read chunks count once, total and hash exact', async () => {
+  const dir = tmp();
+  // Entries of odd length, so markers fall across the 64 KiB read boundaries at many offsets; non-ASCII too.
+  const body = Array.from({ length: 20000 }, (_v, i) => `<process:process n="${i}">é${'x'.repeat(i % 7)}</process:process>\n`).join('');
+  const text = `<list serviceapi:totalSize="20000">\n${body}</list>\n`;
+  writeFileSync(join(dir, 'l.xml'), text);
+  const r = await scanList(join(dir, 'l.xml'), '<process:process ', /\sserviceapi:totalSize="(\d+)"/);
+  assert.is(r.entries, 20000);
+  assert.is(r.total, 20000);
+  assert.is(r.sha256, createHash('sha256').update(text).digest('hex'));
+  assert.is((await scanList(join(dir, 'missing.xml'), 'x', /y/)).entries, -1);
+  cleanup();
+});
+
+test.run();
