@@ -138,8 +138,21 @@ export class BuildCache {
     this.next.outputs[path] = { key, size };
   }
 
+  /** Every input a cache hit and every output the same key and size as last time. */
+  private unchanged(): boolean {
+    const prev = this.prev;
+    if (!prev) return false;
+    const inputs = Object.keys(this.next.inputs);
+    if (inputs.length !== Object.keys(prev.inputs).length || !inputs.every((k) => this.next.inputs[k] === prev.inputs[k])) return false;
+    const outputs = Object.entries(this.next.outputs);
+    if (outputs.length !== Object.keys(prev.outputs).length) return false;
+    return outputs.every(([k, o]) => prev.outputs[k]?.key === o.key && prev.outputs[k]?.size === o.size);
+  }
+
   /** After the site was swapped in; atomically. A failure to write it costs only the next build's time. */
   async save(): Promise<void> {
+    // A no-op rebuild leaves the cache as it was: no need to write it again.
+    if (this.unchanged()) return;
     const tmp = `${this.file}.tmp-${process.pid}`;
     try {
       mkdirSync(join(this.file, '..'), { recursive: true });

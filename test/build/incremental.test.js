@@ -35,7 +35,11 @@ test('incremental builds are byte-identical to clean builds: no change, change, 
   // No change: outputs are the previous files (hard links: same inode), not rewritten.
   const ino = statSync(epdOut(e0)).ino;
   const zipIno = statSync(zipOut(e0)).ino;
+  const a = await build({ inputs: [join(dir, 'data')], out: inc, cwd: dir, ...quiet });
+  const cacheIno = statSync(cacheFile(inc)).ino;
   await compare(dir, inc);
+  assert.is(statSync(cacheFile(inc)).ino, cacheIno, 'a no-op rebuild leaves the cache file as it was');
+  assert.ok(a.written);
   assert.is(statSync(epdOut(e0)).ino, ino, 'unchanged EPD reused');
   assert.is(statSync(zipOut(e0)).ino, zipIno, 'unchanged ZIP export reused');
 
