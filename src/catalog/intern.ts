@@ -17,16 +17,19 @@ export class Interner {
     if (s === undefined) return s;
     const hit = this.strings.get(s);
     if (hit !== undefined) return hit as T;
-    this.strings.set(s, s);
-    return s;
+    // A substring of a whole document (read on this thread) would keep that document alive: keep a copy.
+    const own = (s.length > 12 ? (` ${s}`).slice(1) : s) as T;
+    this.strings.set(own!, own!);
+    return own;
   }
 
   ref(r: Ref): Ref {
-    if (r.descriptions.length) return r; // only source references keep descriptions: few, left as they are
-    const key = `${r.type ?? ''}\u0000${r.uuid ?? ''}\u0000${r.version ?? ''}\u0000${r.uri ?? ''}\u0000${r.xpath}`;
+    // Source references keep their short descriptions (the EPD's PDF is found by them): part of the key.
+    const desc = r.descriptions.length ? JSON.stringify(r.descriptions) : '';
+    const key = `${r.type ?? ''}\u0000${r.uuid ?? ''}\u0000${r.version ?? ''}\u0000${r.uri ?? ''}\u0000${r.xpath}\u0000${desc}`;
     const hit = this.refs.get(key);
     if (hit) return hit;
-    const out: Ref = { descriptions: [], xpath: this.str(r.xpath) };
+    const out: Ref = { descriptions: this.deep(r.descriptions), xpath: this.str(r.xpath) };
     if (r.uuid !== undefined) out.uuid = this.str(r.uuid);
     if (r.version !== undefined) out.version = this.str(r.version);
     if (r.type !== undefined) out.type = this.str(r.type);
