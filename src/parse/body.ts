@@ -1,4 +1,4 @@
-import { type Ref } from './extract.js';
+import { refOf, type Ref } from './extract.js';
 import { NS } from './ilcd.js';
 import { attr, child, childrenOf, decodeEntities, parseXml, XML_NS, type XNode } from './xml.js';
 
@@ -48,6 +48,8 @@ interface Frame {
   pos: number;
   /** Children seen so far per qname (created on the first child): final once the element is closed. */
   counts?: Map<string, number>;
+  /** [namespace, local name], once asked for. */
+  name?: [string, string];
 }
 
 const PREFIX: Record<string, string> = { [NS.common]: 'common:', [NS.epd]: 'epd:', [NS.epd2]: 'epd2:' };
@@ -206,12 +208,13 @@ export function bodyFactsOf(root: XNode): BodyFacts {
   return { lciaResults: results.length, amountModules: amounts.map((a) => attr(a, 'module', NS.epd)?.trim()) };
 }
 
-/** [namespace, local name] of an element; undefined for an undeclared prefix. */
+/** [namespace, local name] of an element, worked out once; undefined for an undeclared prefix. */
 function nameOf(f: Frame): [string, string] | undefined {
+  if (f.name) return f.name;
   const p = prefixOf(f.qname);
   const ns = f.scope.get(p);
   if (ns === undefined && p) return undefined;
-  return [ns ?? '', localOf(f.qname)];
+  return (f.name = [ns ?? '', localOf(f.qname)]);
 }
 
 function isNamed(f: Frame, ns: string, local: string): boolean {
@@ -227,17 +230,7 @@ function toRef(at: Frame, attrs: Record<string, string>): Ref | undefined {
     if (!name) return undefined;
     xpath = `/${PREFIX[name[0]] ?? ''}${name[1]}${f.up.counts!.get(f.qname)! > 1 ? `[${f.pos}]` : ''}${xpath}`;
   }
-  xpath = `/processDataSet${xpath}`;
-  const r: Ref = { descriptions: [], xpath };
-  const uuid = attrs['refObjectId']?.trim();
-  const version = attrs['version']?.trim();
-  const type = attrs['type']?.trim();
-  const uri = attrs['uri']?.trim();
-  if (uuid) r.uuid = uuid.toLowerCase();
-  if (version) r.version = version;
-  if (type) r.type = type;
-  if (uri) r.uri = uri;
-  return r;
+  return refOf((name) => attrs[name], [], `/processDataSet${xpath}`);
 }
 
 /** Attributes by `local` (no namespace) or `{uri}local`, entities decoded; undefined on an unknown prefix or a repeat. */

@@ -177,11 +177,16 @@ function texts(nodes: XNode[] | undefined): LangText[] {
 }
 
 export function ref(node: XNode, xpath: string): Ref {
-  const r: Ref = { descriptions: texts(childrenOf(node, C, 'shortDescription')), xpath };
-  const uuid = attr(node, 'refObjectId')?.trim();
-  const version = attr(node, 'version')?.trim();
-  const type = attr(node, 'type')?.trim();
-  const uri = attr(node, 'uri')?.trim();
+  return refOf((name) => attr(node, name), texts(childrenOf(node, C, 'shortDescription')), xpath);
+}
+
+/** A reference from its (unprefixed) attributes; also used by the body scanner (src/parse/body.ts). */
+export function refOf(attrs: (name: string) => string | undefined, descriptions: LangText[], xpath: string): Ref {
+  const r: Ref = { descriptions, xpath };
+  const uuid = attrs('refObjectId')?.trim();
+  const version = attrs('version')?.trim();
+  const type = attrs('type')?.trim();
+  const uri = attrs('uri')?.trim();
   if (uuid) r.uuid = uuid.toLowerCase();
   if (version) r.version = version;
   if (type) r.type = type;
