@@ -11,6 +11,7 @@ import { emitHosts } from './hosts/index.js';
 import { countFindings, sortFindings, type Finding } from './findings.js';
 import { discoverInputs, toPosix } from './read/inputs.js';
 import { expandZips } from './read/zip.js';
+import { append } from './append.js';
 
 export interface BuildOptions extends ConfigOverrides {
   /** Replace an output folder po-node did not create, and ignore the incremental-build cache (full rebuild). */
@@ -109,8 +110,8 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
     ...(opts.xsdBatchSize ? { xsdBatchSize: opts.xsdBatchSize } : {}),
     onProgress: (done, total) => opts.onProgress?.({ phase: 'read', done, total }),
   });
-  const refs = checkReferences(catalog, { require: cfg.requireDependencies });
-  catalog.findings.push(...refs.findings);
+  const refs = checkReferences(catalog, { require: cfg.requireDependencies, closures: cfg.zipExport });
+  append(catalog.findings, refs.findings);
   const references = refs.report;
   const findings = sortFindings(catalog.findings);
   const counts = countFindings(findings);

@@ -8,6 +8,7 @@ import type { BuildCache } from '../emit/cache.js';
 import { Interner } from './intern.js';
 import { readAll } from './pool.js';
 import type { ReadOutcome } from './read.js';
+import { append } from '../append.js';
 
 /** A dataset accepted for publication. Bytes are not kept: the writer copies the input file. */
 export interface Dataset {
@@ -97,7 +98,7 @@ export async function buildCatalog(files: readonly InputFile[], discoveryFinding
   // Input order, whatever the scheduling: deterministic findings and winners.
   xml.forEach((file, i) => {
     const o = outcomes[i]!;
-    findings.push(...o.findings);
+    append(findings, o.findings);
     if (o.header && o.sha256) {
       stats.datasetsRead++;
       accepted.push({ header: o.header, file, sha256: o.sha256 });

@@ -66,7 +66,7 @@ const TYPE_BY_LABEL = new Map<string, DatasetType>(DATASET_TYPES.map((t) => [t.l
  * Follow the references of every published EPD, resolve declared units and source documents, and
  * report what the input lacks: warnings, or errors that unlist the EPD when `require` is set.
  */
-export function checkReferences(catalog: Catalog, opts: { require: boolean }): { report: ReferenceReport; findings: Finding[] } {
+export function checkReferences(catalog: Catalog, opts: { require: boolean; closures?: boolean }): { report: ReferenceReport; findings: Finding[] } {
   const index = new Map<string, Dataset>();
   for (const t of DATASET_TYPES) for (const d of catalog.byType[t.type]) index.set(`${t.type}/${d.header.uuid}`, d);
   const lookup = (r: Ref | undefined, fallback?: DatasetType): Dataset | undefined => {
@@ -76,7 +76,14 @@ export function checkReferences(catalog: Catalog, opts: { require: boolean }): {
   };
   const docs = documentIndex(catalog.documents);
 
-  const seen = new Map<string, boolean>(); // edge -> resolved
+  // Distinct edges (referencing file + XPath + target) are counted, but only missing ones and the few from
+  // digital files are kept: at 100,000 EPDs the resolved edges alone were millions of keys.
+  const seen = new Set<string>();
+  let total = 0;
+  let resolved = 0;
+  // Per dataset whose references were followed: whether any is missing. Each is followed, and counted, once.
+  const followed = new Map<Dataset, boolean>();
+  const messages = new Map<string, string>();
   const missing: MissingReference[] = [];
   const missingKeys = new Set<string>();
   let external = 0;
@@ -88,11 +95,19 @@ export function checkReferences(catalog: Catalog, opts: { require: boolean }): {
   const findings: Finding[] = [];
   const failed = new Set<string>();
 
-  const edge = (from: Dataset, xpath: string, ok: boolean, epd: string, what: { type: string; uuid?: string; uri?: string }) => {
-    const key = `${inputLabel(from.file)}#${xpath}#${what.uuid ?? what.uri ?? ''}`;
+  const edge = (from: Dataset, xpath: string, ok: boolean, epd: string, what: { type: string; uuid?: string; uri?: string }, once = false) => {
     if (!ok) failed.add(epd);
+    // A reference followed once per dataset (`once`) is distinct by construction when it resolves.
+    if (ok && once) {
+      total++;
+      resolved++;
+      return;
+    }
+    const key = `${inputLabel(from.file)}#${xpath}#${what.uuid ?? what.uri ?? ''}`;
     if (seen.has(key)) return;
-    seen.set(key, ok);
+    seen.add(key);
+    total++;
+    if (ok) resolved++;
     if (ok || missingKeys.has(key)) return;
     missingKeys.add(key);
     const at = findingAt(from.file);
@@ -124,12 +139,17 @@ export function checkReferences(catalog: Catalog, opts: { require: boolean }): {
         }
       }
       if (known || depth >= REFERENCE_DEPTH) return;
+      const before = followed.get(d);
+      if (before) failed.add(epd.header.uuid);
+      let anyMissing = false;
       for (const r of d.header.references) {
         if (!r.uuid) continue;
         const target = lookup(r);
-        edge(d, r.xpath, !!target, epd.header.uuid, { type: r.type ?? '', uuid: r.uuid });
+        if (before === undefined) edge(d, r.xpath, !!target, epd.header.uuid, { type: r.type ?? '', uuid: r.uuid }, true);
+        if (!target) anyMissing = true;
         if (target) visit(target, depth + 1);
       }
+      followed.set(d, anyMissing);
     };
     visit(epd, 0);
     // Declared unit chain, followed to the unit group whatever the depth.
@@ -138,7 +158,8 @@ export function checkReferences(catalog: Catalog, opts: { require: boolean }): {
     datasets.delete(`process/${epd.header.uuid}`);
     const byPath = (a: Dataset, b: Dataset) => cmp(a.header.type, b.header.type) || cmp(a.header.uuid, b.header.uuid);
     const docList = [...documents.values()].sort((a, b) => cmp(a.source.header.uuid, b.source.header.uuid) || cmp(a.name, b.name));
-    closures.set(epd.header.uuid, { datasets: [...datasets.values()].sort(byPath), documents: docList });
+    // Closures feed the ZIP exports only: not kept without them (bounded memory).
+    if (opts.closures !== false) closures.set(epd.header.uuid, { datasets: [...datasets.values()].sort(byPath), documents: docList });
     const pdf = findEpdPdf(epd, lookup, docList);
     if (pdf) epdPdf.set(epd.header.uuid, pdf);
   }
@@ -158,17 +179,13 @@ export function checkReferences(catalog: Catalog, opts: { require: boolean }): {
   }
 
   for (const m of missing) {
-    findings.push({
-      ruleId: 'reference-missing',
-      severity,
-      file: m.file,
-      ...(m.entry !== undefined ? { entry: m.entry } : {}),
-      xpath: m.xpath,
-      message:
-        m.type === 'digital file'
-          ? `The digital file "${m.uri}" is not in the input's external_docs folder; clients following /resource/sources/<uuid>/<file> get 404. Add the file to external_docs or correct the @uri.`
-          : `Referenced ${m.type || 'dataset'} ${m.uuid} is not in the input, so /resource/${folderOf(m.type)}/${m.uuid} answers 404; add it (export the EPD with its dependencies) or correct the reference.`,
-    });
+    const text =
+      m.type === 'digital file'
+        ? `The digital file "${m.uri}" is not in the input's external_docs folder; clients following /resource/sources/<uuid>/<file> get 404. Add the file to external_docs or correct the @uri.`
+        : `Referenced ${m.type || 'dataset'} ${m.uuid} is not in the input, so /resource/${folderOf(m.type)}/${m.uuid} answers 404; add it (export the EPD with its dependencies) or correct the reference.`;
+    // Many EPDs miss the same dataset (an LCIA method not exported): one copy of each message.
+    const message = messages.get(text) ?? (messages.set(text, text), text);
+    findings.push({ ruleId: 'reference-missing', severity, file: m.file, ...(m.entry !== undefined ? { entry: m.entry } : {}), xpath: m.xpath, message });
   }
   if (opts.require && failed.size) {
     // Errors reject: EPDs with missing dependencies are not listed (still served for direct links).
@@ -176,11 +193,9 @@ export function checkReferences(catalog: Catalog, opts: { require: boolean }): {
     catalog.epds = catalog.epds.filter((d) => !failed.has(d.header.uuid));
     catalog.stats.rejectedFiles += before - catalog.epds.length;
   }
-  let resolved = 0;
-  for (const ok of seen.values()) if (ok) resolved++;
   missing.sort((a, b) => cmp(a.file, b.file) || cmp(a.entry ?? '', b.entry ?? '') || cmp(a.xpath, b.xpath));
   const documents = [...allDocs.values()].sort((a, b) => cmp(a.source.header.uuid, b.source.header.uuid) || cmp(a.name, b.name));
-  return { report: { total: seen.size, resolved, missing, external, closures, documents, epdPdf }, findings };
+  return { report: { total, resolved, missing, external, closures, documents, epdPdf }, findings };
 }
 
 /**

@@ -8,6 +8,7 @@ import { GENERATOR_VERSION } from '../version.js';
 import { describe, HttpClient, isJsonType, isXmlType, mediaType, type FetchResult } from './http.js';
 import { serveFolderForCheck } from './serve-folder.js';
 import { validateFetchedEpd } from './validate-epd.js';
+import { append } from '../append.js';
 
 /** The seed's readiness checklist, in the order it is printed. */
 export const CHECK_ITEMS = {
@@ -222,7 +223,7 @@ async function crawl(target: string, base: string, local: boolean, o: CheckRunOp
         notes.push(`${path}: the host ignores startIndex (page ${page + 1} repeated the first page); stopped paging`);
         break;
       }
-      entries.push(...p.entries);
+      append(entries, p.entries);
       if (p.entries.length === 0 || total === undefined || entries.length >= total) break;
       start += p.entries.length;
     }

@@ -9,6 +9,7 @@ import type { InputFile } from '../read/inputs.js';
 import { v1ListJson } from './draft-v1.js';
 import { renderIndexHtml } from './html.js';
 import { nodeInfoXml, processListJson, processListXml } from './soda4lca.js';
+import { append } from '../append.js';
 
 export const CONTENT_TYPES = {
   xml: 'application/xml',
@@ -43,8 +44,8 @@ export function planSite({ catalog, cfg, builtAt, references }: PlanContext): Pl
     for (const t of DATASET_TYPES) {
       for (const d of catalog.byType[t.type]) add(`resource/${t.folder}/${safeUuid(d.header.uuid)}`, CONTENT_TYPES.xml, inputSource(d.file), `sha256:${d.sha256}`);
     }
-    if (references) files.push(...planDependencyFiles(catalog.epds, references, { zipExport: cfg.zipExport }));
-    files.push(...planTypeLists(catalog, cfg));
+    if (references) append(files, planDependencyFiles(catalog.epds, references, { zipExport: cfg.zipExport }));
+    append(files, planTypeLists(catalog, cfg));
     add('resource/processes/index.xml', CONTENT_TYPES.xml, { parts: () => processListXml(catalog.epds, cfg) });
     add('resource/processes/index.json', CONTENT_TYPES.json, { parts: () => processListJson(catalog.epds, cfg) });
     const nodeinfo = nodeInfoXml(cfg);
@@ -57,7 +58,7 @@ export function planSite({ catalog, cfg, builtAt, references }: PlanContext): Pl
   }
   add('index.html', CONTENT_TYPES.html, { text: renderIndexHtml({ catalog, cfg, builtAt }) });
   // Host files that live in the published tree (.htaccess, _redirects, .nojekyll, ...).
-  files.push(...emitHosts(cfg.hosts ?? [], { cfg, site: files }).site);
+  append(files, emitHosts(cfg.hosts ?? [], { cfg, site: files }).site);
   assertUniquePaths(files);
   return files;
 }

@@ -6,6 +6,7 @@ import { nginx } from './nginx.js';
 import { cloudflarePages, netlify } from './redirects.js';
 import { s3CloudFront } from './s3-cloudfront.js';
 import { HOST_NAMES, type HostContext, type HostEmitter, type HostName } from './types.js';
+import { append } from '../append.js';
 
 export { HOST_NAMES, type HostName, type HostEmitter, type DeploySettings } from './types.js';
 
@@ -41,8 +42,8 @@ export function emitHosts(hosts: readonly HostName[], ctx: HostContext): { site:
   const deploy: PlannedFile[] = [];
   for (const h of hosts) {
     const o = HOSTS[h].emit(ctx);
-    site.push(...o.site);
-    deploy.push(...o.deploy);
+    append(site, o.site);
+    append(deploy, o.deploy);
   }
   return { site, deploy };
 }

@@ -3,6 +3,7 @@ import { Inflate } from 'fflate';
 import type { Finding } from '../findings.js';
 import { cmp } from '../findings.js';
 import type { InputFile, InputKind } from './inputs.js';
+import { append } from '../append.js';
 
 /** Limits against hostile archives; exceeding one skips the entry (or the archive) with a finding. */
 export interface ZipLimits {
@@ -45,8 +46,8 @@ export async function expandZips(files: readonly InputFile[], limits: ZipLimits 
       continue;
     }
     const r = await readZip(f, limits);
-    out.push(...r.files);
-    findings.push(...r.findings);
+    append(out, r.files);
+    append(findings, r.findings);
   }
   out.sort((a, b) => cmp(a.path, b.path) || cmp(a.entry ?? '', b.entry ?? ''));
   return { files: out, findings };
