@@ -67,12 +67,15 @@ const TYPE_BY_LABEL = new Map<string, DatasetType>(DATASET_TYPES.map((t) => [t.l
  * report what the input lacks: warnings, or errors that unlist the EPD when `require` is set.
  */
 export function checkReferences(catalog: Catalog, opts: { require: boolean; closures?: boolean }): { report: ReferenceReport; findings: Finding[] } {
-  const index = new Map<string, Dataset>();
-  for (const t of DATASET_TYPES) for (const d of catalog.byType[t.type]) index.set(`${t.type}/${d.header.uuid}`, d);
+  // Per type, by UUID: looked up hundreds of times per EPD, so no key strings are built.
+  const index = new Map<DatasetType, Map<string, Dataset>>(DATASET_TYPES.map((t) => [t.type, new Map(catalog.byType[t.type].map((d) => [d.header.uuid, d]))]));
+  const typeOf = new Map<string, DatasetType | undefined>();
   const lookup = (r: Ref | undefined, fallback?: DatasetType): Dataset | undefined => {
     if (!r?.uuid) return undefined;
-    const type = (r.type && TYPE_BY_LABEL.get(r.type.toLowerCase())) || fallback;
-    return type ? index.get(`${type}/${r.uuid}`) : undefined;
+    let type = r.type === undefined ? undefined : typeOf.get(r.type);
+    if (r.type !== undefined && !typeOf.has(r.type)) typeOf.set(r.type, (type = TYPE_BY_LABEL.get(r.type.toLowerCase())));
+    type ||= fallback;
+    return type ? index.get(type)!.get(r.uuid) : undefined;
   };
   const docs = documentIndex(catalog.documents);
 
@@ -115,12 +118,11 @@ export function checkReferences(catalog: Catalog, opts: { require: boolean; clos
   };
 
   for (const epd of catalog.epds) {
-    const datasets = new Map<string, Dataset>();
+    const datasets = new Set<Dataset>();
     const documents = new Map<string, SourceDocument>();
     const visit = (d: Dataset, depth: number) => {
-      const key = `${d.header.type}/${d.header.uuid}`;
-      const known = datasets.has(key);
-      datasets.set(key, d);
+      const known = datasets.has(d);
+      datasets.add(d);
       if (d.header.type === 'source') {
         for (const f of d.header.links.digitalFiles ?? []) {
           if (/^[a-z][a-z0-9+.-]*:/i.test(f.uri)) {
@@ -155,7 +157,7 @@ export function checkReferences(catalog: Catalog, opts: { require: boolean; clos
     // Declared unit chain, followed to the unit group whatever the depth.
     const unit = declaredUnit(epd, lookup, (d) => visit(d, REFERENCE_DEPTH), (from, r) => edge(from, r.xpath, false, epd.header.uuid, { type: r.type ?? '', uuid: r.uuid! }));
     if (unit) epd.declaredUnit = unit;
-    datasets.delete(`process/${epd.header.uuid}`);
+    datasets.delete(epd);
     const byPath = (a: Dataset, b: Dataset) => cmp(a.header.type, b.header.type) || cmp(a.header.uuid, b.header.uuid);
     const docList = [...documents.values()].sort((a, b) => cmp(a.source.header.uuid, b.source.header.uuid) || cmp(a.name, b.name));
     // Closures feed the ZIP exports only: not kept without them (bounded memory).
