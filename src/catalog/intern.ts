@@ -11,6 +11,8 @@ import type { ReadOutcome } from './read.js';
 export class Interner {
   private readonly strings = new Map<string, string>();
   private readonly refs = new Map<string, Ref>();
+  /** References this interner returned: taken as they are (the cache loader interns them before the outcomes). */
+  private readonly own = new WeakSet<Ref>();
   private readonly findings = new Map<string, Finding>();
 
   str<T extends string | undefined>(s: T): T {
@@ -24,6 +26,7 @@ export class Interner {
   }
 
   ref(r: Ref): Ref {
+    if (this.own.has(r)) return r;
     // Source references keep their short descriptions (the EPD's PDF is found by them): part of the key.
     const desc = r.descriptions.length ? JSON.stringify(r.descriptions) : '';
     const key = `${r.type ?? ''}\u0000${r.uuid ?? ''}\u0000${r.version ?? ''}\u0000${r.uri ?? ''}\u0000${r.xpath}\u0000${desc}`;
@@ -35,6 +38,7 @@ export class Interner {
     if (r.type !== undefined) out.type = this.str(r.type);
     if (r.uri !== undefined) out.uri = this.str(r.uri);
     this.refs.set(key, out);
+    this.own.add(out);
     return out;
   }
 

@@ -9,7 +9,7 @@ import { createGunzip, createGzip } from 'node:zlib';
 import type { Interner } from '../catalog/intern.js';
 import type { ResolvedConfig } from '../config/load.js';
 import type { Finding } from '../findings.js';
-import type { DatasetHeader } from '../parse/extract.js';
+import type { DatasetHeader, Ref } from '../parse/extract.js';
 import type { InputFile } from '../read/inputs.js';
 import { GENERATOR_VERSION } from '../version.js';
 
@@ -35,8 +35,8 @@ interface InputEntry {
   outcome: CachedOutcome;
 }
 
-/** Bump when the cache's layout or the meaning of its entries changes. */
-const FORMAT = 2;
+/** Bump when the cache's layout or the meaning of its entries changes. 3: references written once, by number. */
+const FORMAT = 3;
 
 interface CacheDoc {
   format: number;
@@ -87,6 +87,7 @@ export class BuildCache {
       createReadStream(this.file).on('error', (e) => gunzip.destroy(e)).pipe(gunzip);
       const lines = createInterface({ input: gunzip, crlfDelay: Infinity });
       let first = true;
+      const refs: Ref[] = [];
       for await (const line of lines) {
         if (first) {
           const head = JSON.parse(line) as { format: number; key: string };
@@ -94,10 +95,14 @@ export class BuildCache {
           first = false;
           continue;
         }
-        const e = JSON.parse(line) as ['i', string, InputEntry] | ['o', string, { key: string; size: number }];
+        const e = JSON.parse(line) as ['r', number, Ref] | ['i', string, InputEntry] | ['o', string, { key: string; size: number }];
         // Interned as read, so the previous index never exists twice in memory.
-        if (e[0] === 'i') doc.inputs[e[1]] = interner ? { ...e[2], outcome: interner.outcome(e[2].outcome) } : e[2];
-        else doc.outputs[e[1]] = e[2];
+        if (e[0] === 'r') refs[e[1]] = interner ? interner.ref(e[2]) : e[2];
+        else if (e[0] === 'i') {
+          const h = e[2].outcome.header as (DatasetHeader & { references: unknown[] }) | undefined;
+          if (h) h.references = (h.references as number[]).map((k) => refs[k]!);
+          doc.inputs[e[1]] = interner ? { ...e[2], outcome: interner.outcome(e[2].outcome) } : e[2];
+        } else doc.outputs[e[1]] = e[2];
       }
       if (!first) this.prev = doc;
     } catch {
@@ -162,7 +167,25 @@ export class BuildCache {
         if (!gz.write(`${line}\n`)) await once(gz, 'drain');
       };
       await write(JSON.stringify({ format: FORMAT, key: this.next.key }));
-      for (const [k, v] of Object.entries(this.next.inputs)) await write(JSON.stringify(['i', k, v]));
+      // Each distinct reference once ('r' line), then by number: EPDs share most of theirs (flows, methods).
+      const refIds = new Map<Ref, number>();
+      for (const [k, v] of Object.entries(this.next.inputs)) {
+        const h = v.outcome.header;
+        if (!h) {
+          await write(JSON.stringify(['i', k, v]));
+          continue;
+        }
+        const ids: number[] = [];
+        for (const r of h.references) {
+          let id = refIds.get(r);
+          if (id === undefined) {
+            refIds.set(r, (id = refIds.size));
+            await write(JSON.stringify(['r', id, r]));
+          }
+          ids.push(id);
+        }
+        await write(JSON.stringify(['i', k, { ...v, outcome: { ...v.outcome, header: { ...h, references: ids } } }]));
+      }
       for (const [k, v] of Object.entries(this.next.outputs)) await write(JSON.stringify(['o', k, v]));
       gz.end();
       await done;
