@@ -27,6 +27,22 @@ test('worker threads, small chunks: same tree and findings as one thread, bad fi
   assert.equal(tree(join(dir, 'many')), tree(join(dir, 'one')));
 });
 
+test('a worker that runs out of memory costs time, not results: its chunks are read on the main thread', async () => {
+  const { readAll } = await import('../../dist/catalog/pool.js');
+  const { discoverInputs } = await import('../../dist/read/inputs.js');
+  const files = (await discoverInputs([EXAMPLE_DATA], process.cwd())).files.filter((f) => f.kind === 'xml');
+  const collect = async (o) => {
+    const out = [];
+    await readAll(files, { maxFileSize: 5e7, now, xsdBatchSize: 20, ...o }, (i, outcome) => (out[i] = outcome));
+    return out;
+  };
+  const one = await collect({ threads: 1 });
+  // 1 MB of heap: every worker dies at start-up, every chunk falls back; the run must still end, complete.
+  const starved = await collect({ threads: 2, workerHeapMb: 1 });
+  assert.is(starved.length, files.length);
+  assert.equal(starved, one);
+});
+
 test('--no-zip-export: no ZIP exports, every other file the same', async () => {
   const dir = tmp();
   const opts = { inputs: [EXAMPLE_DATA], cwd: dir, now, clean: true };
