@@ -88,7 +88,6 @@ export function checkReferences(catalog: Catalog, opts: { require: boolean; clos
   const followed = new Map<Dataset, boolean>();
   const messages = new Map<string, string>();
   const missing: MissingReference[] = [];
-  const missingKeys = new Set<string>();
   let external = 0;
   const externalSeen = new Set<string>();
   const allDocs = new Map<string, SourceDocument>();
@@ -100,19 +99,18 @@ export function checkReferences(catalog: Catalog, opts: { require: boolean; clos
 
   const edge = (from: Dataset, xpath: string, ok: boolean, epd: string, what: { type: string; uuid?: string; uri?: string }, once = false) => {
     if (!ok) failed.add(epd);
-    // A reference followed once per dataset (`once`) is distinct by construction when it resolves.
-    if (ok && once) {
-      total++;
+    // A reference followed once per dataset (`once`) is distinct by construction: counted, no key kept (only
+    // looked up when missing, in case the declared-unit chain counted it before its dataset was followed).
+    if (!once || !ok) {
+      const key = `${inputLabel(from.file)}#${xpath}#${what.uuid ?? what.uri ?? ''}`;
+      if (seen.has(key)) return;
+      if (!once) seen.add(key);
+    }
+    total++;
+    if (ok) {
       resolved++;
       return;
     }
-    const key = `${inputLabel(from.file)}#${xpath}#${what.uuid ?? what.uri ?? ''}`;
-    if (seen.has(key)) return;
-    seen.add(key);
-    total++;
-    if (ok) resolved++;
-    if (ok || missingKeys.has(key)) return;
-    missingKeys.add(key);
     const at = findingAt(from.file);
     missing.push({ ...at, xpath, ...what, epd });
   };
@@ -155,7 +153,11 @@ export function checkReferences(catalog: Catalog, opts: { require: boolean; clos
     };
     visit(epd, 0);
     // Declared unit chain, followed to the unit group whatever the depth.
-    const unit = declaredUnit(epd, lookup, (d) => visit(d, REFERENCE_DEPTH), (from, r) => edge(from, r.xpath, false, epd.header.uuid, { type: r.type ?? '', uuid: r.uuid! }));
+    const unit = declaredUnit(epd, lookup, (d) => visit(d, REFERENCE_DEPTH), (from, r) => {
+      // A dataset whose references were followed has this missing edge counted already.
+      if (followed.has(from)) failed.add(epd.header.uuid);
+      else edge(from, r.xpath, false, epd.header.uuid, { type: r.type ?? '', uuid: r.uuid! });
+    });
     if (unit) epd.declaredUnit = unit;
     datasets.delete(epd);
     const byPath = (a: Dataset, b: Dataset) => cmp(a.header.type, b.header.type) || cmp(a.header.uuid, b.header.uuid);
