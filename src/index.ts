@@ -8,7 +8,7 @@ export { validateWithSchema, type SchemaName } from './schemas.js';
 export { GENERATOR_VERSION as version } from './version.js';
 export { createSiteServer, type SiteServer, type SiteServerOptions } from './serve/server.js';
 export { HOSTS, HOST_NAMES, parseHosts, type HostName } from './hosts/index.js';
-export { type ReferenceReport, type MissingReference, type DeclaredUnit } from './catalog/references.js';
+export { type ReferenceReport, type DeclaredUnit } from './catalog/references.js';
 export { type ZipLimits, DEFAULT_ZIP_LIMITS } from './read/zip.js';
 export { runCheck, CHECK_ITEMS, type CheckReport, type CheckRunOptions, type CheckItem, type CheckItemId } from './check/run.js';
 export { validate, type ValidateOptions, type ValidateResult } from './check.js';

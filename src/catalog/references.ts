@@ -1,5 +1,6 @@
 import { posix } from 'node:path';
 import type { Finding } from '../findings.js';
+import { append } from '../append.js';
 import { cmp } from '../findings.js';
 import type { Ref } from '../parse/extract.js';
 import { DATASET_TYPES, typeInfo, type DatasetType } from '../parse/ilcd.js';
@@ -32,24 +33,12 @@ export interface SourceDocument {
   file: InputFile;
 }
 
-export interface MissingReference {
-  /** Referencing input (file and ZIP entry). */
-  file: string;
-  entry?: string;
-  xpath: string;
-  /** Dataset type label, or `digital file`. */
-  type: string;
-  uuid?: string;
-  uri?: string;
-  /** UUID of an EPD whose dependencies include it. */
-  epd: string;
-}
-
 export interface ReferenceReport {
   /** Distinct references followed (referencing dataset + XPath + target), resolved and missing. */
   total: number;
   resolved: number;
-  missing: MissingReference[];
+  /** Missing references (each is a `reference-missing` finding, with file and XPath). */
+  missing: number;
   /** References to web URLs (digital files): counted, not fetched. */
   external: number;
   /** Per EPD UUID: every dataset and document it depends on (for the ZIP export), sorted. */
@@ -87,7 +76,8 @@ export function checkReferences(catalog: Catalog, opts: { require: boolean; clos
   // Per dataset whose references were followed: whether any is missing. Each is followed, and counted, once.
   const followed = new Map<Dataset, boolean>();
   const messages = new Map<string, string>();
-  const missing: MissingReference[] = [];
+  // Findings are made as edges go missing; no second record of them (a million at 100,000 EPDs).
+  const missingFindings: Finding[] = [];
   let external = 0;
   const externalSeen = new Set<string>();
   const allDocs = new Map<string, SourceDocument>();
@@ -111,8 +101,13 @@ export function checkReferences(catalog: Catalog, opts: { require: boolean; clos
       resolved++;
       return;
     }
-    const at = findingAt(from.file);
-    missing.push({ ...at, xpath, ...what, epd });
+    const text =
+      what.type === 'digital file'
+        ? `The digital file "${what.uri}" is not in the input's external_docs folder; clients following /resource/sources/<uuid>/<file> get 404. Add the file to external_docs or correct the @uri.`
+        : `Referenced ${what.type || 'dataset'} ${what.uuid} is not in the input, so /resource/${folderOf(what.type)}/${what.uuid} answers 404; add it (export the EPD with its dependencies) or correct the reference.`;
+    // Many EPDs miss the same dataset (an LCIA method not exported): one copy of each message.
+    const message = messages.get(text) ?? (messages.set(text, text), text);
+    missingFindings.push({ ruleId: 'reference-missing', severity, ...findingAt(from.file), xpath, message });
   };
 
   for (const epd of catalog.epds) {
@@ -182,24 +177,15 @@ export function checkReferences(catalog: Catalog, opts: { require: boolean; clos
     if (!used.has(f)) findings.push({ ruleId: 'document-unreferenced', severity: 'info', ...findingAt(f), message: 'Not published: no source dataset references this file in referenceToDigitalFile/@uri.' });
   }
 
-  for (const m of missing) {
-    const text =
-      m.type === 'digital file'
-        ? `The digital file "${m.uri}" is not in the input's external_docs folder; clients following /resource/sources/<uuid>/<file> get 404. Add the file to external_docs or correct the @uri.`
-        : `Referenced ${m.type || 'dataset'} ${m.uuid} is not in the input, so /resource/${folderOf(m.type)}/${m.uuid} answers 404; add it (export the EPD with its dependencies) or correct the reference.`;
-    // Many EPDs miss the same dataset (an LCIA method not exported): one copy of each message.
-    const message = messages.get(text) ?? (messages.set(text, text), text);
-    findings.push({ ruleId: 'reference-missing', severity, file: m.file, ...(m.entry !== undefined ? { entry: m.entry } : {}), xpath: m.xpath, message });
-  }
+  append(findings, missingFindings);
   if (opts.require && failed.size) {
     // Errors reject: EPDs with missing dependencies are not listed (still served for direct links).
     const before = catalog.epds.length;
     catalog.epds = catalog.epds.filter((d) => !failed.has(d.header.uuid));
     catalog.stats.rejectedFiles += before - catalog.epds.length;
   }
-  missing.sort((a, b) => cmp(a.file, b.file) || cmp(a.entry ?? '', b.entry ?? '') || cmp(a.xpath, b.xpath));
   const documents = [...allDocs.values()].sort((a, b) => cmp(a.source.header.uuid, b.source.header.uuid) || cmp(a.name, b.name));
-  return { report: { total, resolved, missing, external, closures, documents, epdPdf }, findings };
+  return { report: { total, resolved, missing: missingFindings.length, external, closures, documents, epdPdf }, findings };
 }
 
 /**

@@ -115,7 +115,7 @@ export async function verifyAndDescribe(dir: string, catalog: Catalog, cfg: Reso
       errors: counts.error,
       warnings: counts.warning,
     },
-    ...(refs ? { references: { total: refs.total, resolved: refs.resolved, missing: refs.missing.length, external: refs.external } } : {}),
+    ...(refs ? { references: { total: refs.total, resolved: refs.resolved, missing: refs.missing, external: refs.external } } : {}),
     checks,
     lists,
   };

@@ -36,7 +36,7 @@ export function formatBuildSummary(r: BuildResult, c: Palette): string {
   lines.push(`${n(s.files, 'file')} read: ${n(s.datasets, 'dataset')}, ${c.bold(n(s.epds, 'EPD'))} listed, ${rejected}, ${s.skipped} skipped, ${s.superseded} superseded`);
   const refs = r.references;
   if (refs.total) {
-    const miss = refs.missing.length ? c.yellow(`${refs.missing.length} missing`) : '0 missing';
+    const miss = refs.missing ? c.yellow(`${refs.missing} missing`) : '0 missing';
     lines.push(`References of the EPDs: ${refs.resolved} of ${refs.total} resolved, ${miss}${refs.external ? `, ${refs.external} web links not checked` : ''} (docs/dependencies.md)`);
   }
   lines.push(`${s.errors ? c.red(n(s.errors, 'error')) : '0 errors'}, ${s.warnings ? c.yellow(n(s.warnings, 'warning')) : '0 warnings'}`);
