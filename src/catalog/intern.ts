@@ -1,5 +1,4 @@
 import type { DatasetHeader, Ref } from '../parse/extract.js';
-import type { Finding } from '../findings.js';
 import type { ReadOutcome } from './read.js';
 
 /**
@@ -13,7 +12,6 @@ export class Interner {
   private readonly refs = new Map<string, Ref>();
   /** References this interner returned: taken as they are (the cache loader interns them before the outcomes). */
   private readonly own = new WeakSet<Ref>();
-  private readonly findings = new Map<string, Finding>();
 
   str<T extends string | undefined>(s: T): T {
     if (s === undefined) return s;
@@ -60,13 +58,9 @@ export class Interner {
     return v;
   }
 
-  finding(f: Finding): Finding {
-    return this.deep(f);
-  }
-
   outcome(o: ReadOutcome): ReadOutcome {
     if (o.header) this.header(o.header);
-    o.findings = o.findings.map((f) => this.finding(f));
+    o.findings = o.findings.map((f) => this.deep(f));
     return o;
   }
 }

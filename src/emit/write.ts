@@ -74,51 +74,47 @@ async function writeFiles(dir: string, files: readonly PlannedFile[], mtime?: Da
   for (const d of [...dirs].sort()) await mkdir(d, { recursive: true });
   // Same content key, same bytes: the first file of a key is written, the others become hard links to it
   // (the /v1 copy of each EPD, an EPD's PDF shared by many EPDs), so the site costs the corpus once, not thrice.
-  const lead = new Map<string, string>();
+  const lead = new Map<string, { path: string; size: number }>();
   const later: PlannedFile[] = [];
   const first: PlannedFile[] = [];
   for (const f of files) {
     if (f.key && lead.has(f.key)) later.push(f);
     else {
-      if (f.key) lead.set(f.key, f.path);
+      if (f.key) lead.set(f.key, { path: f.path, size: 0 });
       first.push(f);
     }
   }
-  const sizes = new Map<string, number>();
   await pool(first, 16, async (f) => {
     const size = await writeOne(dir, f, mtime, cache);
-    if (f.key) sizes.set(f.key, size);
+    if (f.key) lead.get(f.key)!.size = size;
   });
   await pool(later, 16, async (f) => {
-    const to = target(dir, f.path);
-    const size = sizes.get(f.key!)!;
-    if (await linkSame(target(dir, lead.get(f.key!)!), to, size)) cache?.emitted(f.path, f.key!, size);
+    const { path, size } = lead.get(f.key!)!;
+    if (await linkSame(target(dir, path), target(dir, f.path), size)) cache?.emitted(f.path, f.key!, size);
     else await writeOne(dir, f, mtime, cache);
   });
 }
 
 /** Write one planned file (or hard-link it from the previous site when its content key is unchanged); returns its size. */
 async function writeOne(dir: string, f: PlannedFile, mtime?: Date, cache?: BuildCache): Promise<number> {
-  {
-    const to = target(dir, f.path);
-    if (cache && f.key) {
-      const prev = cache.reusable(f.path, f.key);
-      if (prev && (await linkSame(prev.path, to, prev.size))) {
-        cache.emitted(f.path, f.key, prev.size);
-        if (mtime) await utimes(to, mtime, mtime);
-        return prev.size;
-      }
+  const to = target(dir, f.path);
+  if (cache && f.key) {
+    const prev = cache.reusable(f.path, f.key);
+    if (prev && (await linkSame(prev.path, to, prev.size))) {
+      cache.emitted(f.path, f.key, prev.size);
+      if (mtime) await utimes(to, mtime, mtime);
+      return prev.size;
     }
-    if ('copy' in f.source) await copyFile(f.source.copy, to, constants.COPYFILE_FICLONE);
-    else if ('bytes' in f.source) await writeFile(to, f.source.bytes);
-    else if ('make' in f.source) await writeFile(to, await f.source.make());
-    else if ('parts' in f.source) await writeFile(to, coalesce(f.source.parts()));
-    else await writeFile(to, f.source.text);
-    if (mtime) await utimes(to, mtime, mtime);
-    const size = f.key ? (await stat(to)).size : 0;
-    if (cache && f.key) cache.emitted(f.path, f.key, size);
-    return size;
   }
+  if ('copy' in f.source) await copyFile(f.source.copy, to, constants.COPYFILE_FICLONE);
+  else if ('bytes' in f.source) await writeFile(to, f.source.bytes);
+  else if ('make' in f.source) await writeFile(to, await f.source.make());
+  else if ('parts' in f.source) await writeFile(to, coalesce(f.source.parts()));
+  else await writeFile(to, f.source.text);
+  if (mtime) await utimes(to, mtime, mtime);
+  const size = f.key ? (await stat(to)).size : 0;
+  if (cache && f.key) cache.emitted(f.path, f.key, size);
+  return size;
 }
 
 /** Hard-link an unchanged file of the previous site; false (then it is written) when that is not possible. */
