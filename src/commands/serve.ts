@@ -17,7 +17,8 @@ export async function serveCommand(o: ServeOptions, log: (line: string) => void,
   const site = o.site ? resolve(cwd, o.site) : loadConfig({ cwd, ...(o.config ? { config: o.config } : {}) }).out;
   const port = o.port === undefined ? 8080 : Number(o.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`--port "${o.port}" is not a port number`, { hint: 'Example: --port 8080' });
-  const srv = createSiteServer(site, { port, host: o.host ?? '127.0.0.1' });
+  // Requests the site cannot answer (an unreadable file) are logged here; the server keeps serving.
+  const srv = createSiteServer(site, { port, host: o.host ?? '127.0.0.1', log });
   let url: string;
   try {
     ({ url } = await srv.listen());

@@ -1,7 +1,10 @@
-import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { constants, existsSync, type BigIntStats } from 'node:fs';
+import { open, stat, type FileHandle } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
+import { pipeline } from 'node:stream';
 import { InputError } from '../errors.js';
 import { documentContentType, SUB } from '../emit/dependencies.js';
 import { LIST_JSON_TYPE, LIST_XML_TYPE } from '../emit/soda4lca.js';
@@ -12,6 +15,8 @@ export interface SiteServerOptions {
   host?: string;
   /** 0 picks a free port. */
   port?: number;
+  /** Where a request the site could not answer (unreadable file, unreadable list) is logged; default stderr. */
+  log?: (line: string) => void;
 }
 
 export interface SiteServer {
@@ -38,6 +43,10 @@ const FIXED: Record<string, string> = {
 };
 const BY_EXT: Record<string, string> = { xml: LIST_XML_TYPE, json: LIST_JSON_TYPE, html: 'text/html; charset=UTF-8' };
 const LIST_PARAMS = ['startIndex', 'pageSize', 'search', 'name'];
+const ALLOW = 'GET, HEAD, OPTIONS';
+/** Published names never hold these (isSafeDocumentName), so a request for one is malformed, not missing. */
+// eslint-disable-next-line no-control-regex
+const BAD_PATH_CHARS = /[\\\u0000-\u001f\u007f]/;
 /** soda4LCA's default page size (AbstractDataSetResource: @DefaultValue("500")). */
 export const DEFAULT_PAGE_SIZE = 500;
 
@@ -45,6 +54,8 @@ class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** What the operator's log gets (never sent to the client: it may name files). */
+    readonly detail?: string,
   ) {
     super(message);
   }
@@ -53,20 +64,28 @@ class HttpError extends Error {
 /**
  * A preview of a built site that answers every API URL as the best configured host does (nginx/Apache rules),
  * and also what only a dynamic soda4LCA node can: paging, name search and `version` checks, from the built index.
+ * A request that fails (unreadable file, odd file type, malformed URL) gets its own error answer; the server goes on.
  */
 export function createSiteServer(siteDir: string, opts: SiteServerOptions = {}): SiteServer {
   const root = resolve(siteDir);
   if (!existsSync(join(root, 'resource/processes/index.xml')) && !existsSync(join(root, 'v1/epds/index.json'))) {
     throw new InputError(`${siteDir} is not a built po-node site (no resource/processes/index.xml or v1/epds/index.json)`, { hint: 'Run `po-node build` first, or pass the output folder: po-node serve site' });
   }
-  const list = lazyList(root);
+  const log = opts.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
+  const ctx: Ctx = { root, list: new ListCache(root), log };
   const server = createServer((req, res) => {
-    try {
-      handle(root, list, req, res);
-    } catch (e) {
+    handle(ctx, req, res).catch((e: unknown) => {
       const status = e instanceof HttpError ? e.status : 500;
-      send(res, req, status, 'text/plain; charset=UTF-8', `${e instanceof HttpError ? e.message : 'internal error'}\n`);
-    }
+      if (status >= 500 || (e instanceof HttpError && e.detail)) {
+        const detail = e instanceof HttpError ? (e.detail ?? e.message) : String((e as Error)?.stack ?? e);
+        log(`serve: ${status} ${req.method} ${printable(req.url ?? '')}: ${detail}`);
+      }
+      // Headers gone (the body stream failed midway): the client must not take a short body for the whole.
+      if (res.headersSent) return void res.destroy();
+      if (status === 405) res.setHeader('Allow', ALLOW);
+      if (status === 503) res.setHeader('Retry-After', '1');
+      send(res, req, status, 'text/plain; charset=UTF-8', `${e instanceof HttpError ? e.message : 'Internal error'}\n`);
+    });
   });
   return {
     server,
@@ -83,50 +102,71 @@ export function createSiteServer(siteDir: string, opts: SiteServerOptions = {}):
   };
 }
 
-function handle(root: string, list: () => ListIndex, req: IncomingMessage, res: ServerResponse): void {
+/** A request target for the log: control characters replaced, length bounded. */
+function printable(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  const p = s.replace(/[\u0000-\u001f\u007f]/g, '?');
+  return p.length > 200 ? `${p.slice(0, 200)}…` : p;
+}
+
+interface Ctx {
+  root: string;
+  list: ListCache;
+  log: (line: string) => void;
+}
+
+async function handle(ctx: Ctx, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { root } = ctx;
   res.setHeader('Access-Control-Allow-Origin', '*');
-  res.setHeader('Access-Control-Allow-Methods', 'GET, HEAD, OPTIONS');
-  if (req.method === 'OPTIONS') return void send(res, req, 204);
+  res.setHeader('Access-Control-Allow-Methods', ALLOW);
+  if (req.method === 'OPTIONS') {
+    res.setHeader('Allow', ALLOW);
+    return send(res, req, 204);
+  }
   if (req.method !== 'GET' && req.method !== 'HEAD') throw new HttpError(405, 'Only GET, HEAD and OPTIONS');
-  const url = new URL(req.url ?? '/', 'http://localhost');
+  const target = req.url ?? '/';
+  // A backslash is no separator here (the URL parser would turn it into one): refused, as Windows paths are.
+  if (target.split('?')[0]!.includes('\\')) throw new HttpError(400, 'Malformed URL: backslash in the path');
+  let url: URL;
   let path: string;
   try {
+    url = new URL(target, 'http://localhost');
     path = decodeURIComponent(url.pathname);
   } catch {
     throw new HttpError(400, 'Malformed URL');
   }
+  if (BAD_PATH_CHARS.test(path)) throw new HttpError(400, 'Malformed URL: control character or backslash in the path');
   if (path.split('/').some((s) => s.startsWith('.'))) throw new HttpError(404, 'Not found');
   const bare = path.length > 1 ? path.replace(/\/+$/, '') : path;
   const q = url.searchParams;
 
   if (bare === '/resource/processes') {
     const format = listFormat(q.get('format'));
-    if (!LIST_PARAMS.some((p) => q.has(p))) return sendFile(root, `resource/processes/index.${format}`, req, res);
-    return sendPage(list(), q, format, req, res);
+    if (!LIST_PARAMS.some((p) => q.has(p))) return sendFile(ctx, `resource/processes/index.${format}`, req, res);
+    return sendPage(await ctx.list.get(), q, format, req, res);
   }
   const typeList = TYPE_LIST_RE.exec(bare);
-  if (typeList) return sendFile(root, `resource/${typeList[1]}/index.${listFormat(q.get('format'))}`, req, res);
+  if (typeList) return sendFile(ctx, `resource/${typeList[1]}/index.${listFormat(q.get('format'))}`, req, res);
   const fixed = FIXED[bare];
-  if (fixed) return sendFile(root, fixed, req, res);
+  if (fixed) return sendFile(ctx, fixed, req, res);
   // Query strings (format=zip, version) are ignored here, as on the static hosts.
   const zip = ZIPEXPORT_RE.exec(path);
-  if (zip) return sendFile(root, SUB.zipExport(zip[1]!.toLowerCase()), req, res, 'application/zip');
+  if (zip) return sendFile(ctx, SUB.zipExport(zip[1]!.toLowerCase()), req, res, 'application/zip');
   const pdf = EPD_PDF_RE.exec(path);
-  if (pdf) return sendFile(root, SUB.epdPdf(pdf[1]!.toLowerCase()), req, res, 'application/pdf');
+  if (pdf) return sendFile(ctx, SUB.epdPdf(pdf[1]!.toLowerCase()), req, res, 'application/pdf');
   const doc = SOURCE_FILE_RE.exec(path);
-  if (doc) return sendFile(root, SUB.sourceFile(doc[1]!.toLowerCase(), doc[2]!), req, res, documentContentType(doc[2]!));
+  if (doc) return sendFile(ctx, SUB.sourceFile(doc[1]!.toLowerCase(), doc[2]!), req, res, documentContentType(doc[2]!));
   const m = DATASET_RE.exec(path);
   if (m) {
     const version = q.get('version');
     const rel = `${m[1]}/${m[2]!.toLowerCase()}`;
-    if (version !== null && publishedVersion(join(root, rel)) !== version) throw new HttpError(404, `Version ${version} of ${m[2]} is not published here`);
-    return sendFile(root, rel, req, res, LIST_XML_TYPE);
+    if (version !== null && (await publishedVersion(root, rel)) !== version) throw new HttpError(404, `Version ${version} of ${m[2]} is not published here`);
+    return sendFile(ctx, rel, req, res, LIST_XML_TYPE);
   }
   // Anything else: a file of the tree, or a folder's index.
   const rel = bare.replace(/^\/+/, '');
   for (const cand of [rel, `${rel}/index.html`.replace(/^\//, ''), `${rel}/index.xml`, `${rel}/index.json`]) {
-    const abs = join(root, cand);
-    if (cand && isInside(root, abs) && statSync(abs, { throwIfNoEntry: false })?.isFile()) return sendFile(root, cand, req, res);
+    if (cand && isInside(root, join(root, cand)) && (await isFile(root, cand))) return sendFile(ctx, cand, req, res);
   }
   throw new HttpError(404, 'Not found');
 }
@@ -139,31 +179,135 @@ export function listFormat(v: string | null): 'xml' | 'json' {
   throw new HttpError(400, `Unknown format "${v}": use format=xml (the default) or format=json`);
 }
 
+const MISSING = new Set(['ENOENT', 'ENOTDIR', 'ELOOP', 'ENAMETOOLONG', 'EISDIR']);
+
+/** A file-system error as the answer to the request: missing is 404, not allowed 403, the rest 500 (logged). */
+function fsError(e: unknown, rel: string): HttpError | undefined {
+  const code = (e as NodeJS.ErrnoException).code ?? '';
+  if (MISSING.has(code)) return undefined;
+  if (code === 'EACCES' || code === 'EPERM') return new HttpError(403, 'Forbidden: the server may not read this file', `${code}: cannot read ${rel}`);
+  return new HttpError(500, 'The server could not read this file', `${code || (e as Error).message}: cannot read ${rel}`);
+}
+
+async function isFile(root: string, rel: string): Promise<boolean> {
+  try {
+    return (await stat(join(root, rel))).isFile();
+  } catch (e) {
+    const err = fsError(e, rel);
+    if (err) throw err;
+    return false;
+  }
+}
+
+/**
+ * Open a file of the site for reading, or undefined when there is no regular file there. O_NONBLOCK: a FIFO put
+ * in a file's place must not hold the open (and a thread of the pool) until some writer appears; fstat on the
+ * open descriptor then refuses it, and anything else that is not a regular file, without a race.
+ */
+async function openFile(root: string, rel: string): Promise<{ fh: FileHandle; st: BigIntStats } | undefined> {
+  const abs = join(root, rel);
+  if (!isInside(root, abs)) return undefined;
+  let fh: FileHandle;
+  try {
+    fh = await open(abs, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch (e) {
+    const err = fsError(e, rel);
+    if (err) throw err;
+    return undefined;
+  }
+  try {
+    const st = await fh.stat({ bigint: true });
+    if (st.isFile()) return { fh, st };
+  } catch (e) {
+    await fh.close();
+    throw fsError(e, rel) ?? new HttpError(404, 'Not found');
+  }
+  await fh.close();
+  return undefined;
+}
+
+/** The whole file, or undefined when it is missing or not a regular file. */
+async function readSiteFile(root: string, rel: string): Promise<Buffer | undefined> {
+  const f = await openFile(root, rel);
+  if (!f) return undefined;
+  try {
+    return await f.fh.readFile();
+  } catch (e) {
+    throw fsError(e, rel) ?? new HttpError(404, 'Not found');
+  } finally {
+    await f.fh.close();
+  }
+}
+
 interface ListIndex {
   /** XML start of the list up to the paging attributes, and each entry's XML and names. */
   xmlHead: string;
   entries: { uuid: string; xml: string; names: string[]; json: Record<string, unknown> | undefined }[];
 }
 
-/** Read the built lists once, on first use: entries in list order, joined by UUID. */
-function lazyList(root: string): () => ListIndex {
-  let cached: ListIndex | undefined;
-  return () => {
-    if (cached) return cached;
-    const xml = readFileSync(join(root, 'resource/processes/index.xml'), 'utf8');
-    const json = JSON.parse(readFileSync(join(root, 'resource/processes/index.json'), 'utf8')) as { data: Record<string, unknown>[] };
-    const byUuid = new Map(json.data.map((d) => [String(d.uuid), d]));
-    const head = /^[\s\S]*?<serviceapi:dataSetList\b[^>]*>\n/.exec(xml);
-    if (!head) throw new Error('resource/processes/index.xml has no dataSetList');
-    const entries = [...xml.matchAll(/ {4}<process:process\b[\s\S]*?<\/process:process>\n/g)].map((m) => {
-      const block = m[0];
-      const uuid = /<serviceapi:uuid>([^<]+)</.exec(block)?.[1] ?? '';
-      const names = [...block.matchAll(/<serviceapi:name\b[^>]*>([^<]*)</g)].map((n) => unescapeXml(n[1]!));
-      return { uuid, xml: block, names, json: byUuid.get(uuid) };
-    });
-    cached = { xmlHead: head[0], entries };
-    return cached;
-  };
+const LIST_FILES = ['resource/processes/index.xml', 'resource/processes/index.json'];
+
+/**
+ * The built lists in memory, re-read when the site changes. `build` swaps in a new folder by rename, so a watch on
+ * the old folder sees nothing; instead each paged request stats both list files (two stat calls, far cheaper than
+ * the page itself) and compares device, inode, size, mtime and ctime with those of the lists in memory.
+ */
+class ListCache {
+  private current: { key: string; index: ListIndex } | undefined;
+  private loading: Promise<{ key: string; index: ListIndex }> | undefined;
+
+  constructor(private readonly root: string) {}
+
+  get(): Promise<{ key: string; index: ListIndex }> {
+    this.loading ??= this.load().finally(() => (this.loading = undefined));
+    return this.loading;
+  }
+
+  private async key(): Promise<string> {
+    const sts = await Promise.all(
+      LIST_FILES.map((f) =>
+        stat(join(this.root, f), { bigint: true }).catch((e: unknown) => {
+          throw fsError(e, f) ?? new HttpError(404, 'Not found', `${f} is missing`);
+        }),
+      ),
+    );
+    return sts.map((s) => `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`).join('/');
+  }
+
+  private async load(): Promise<{ key: string; index: ListIndex }> {
+    // A rebuild swaps the folder by two renames: between them the site is absent, and a list read across the swap
+    // mixes two builds. Both are retried a few times (0.75 s in all); a list missing from a present site is a 404.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      if (attempt) await new Promise((r) => setTimeout(r, 25 * 2 ** attempt));
+      try {
+        const before = await this.key();
+        if (this.current?.key === before) return this.current;
+        const index = await readIndex(this.root);
+        if ((await this.key()) === before) return (this.current = { key: before, index });
+      } catch (e) {
+        if (!(e instanceof HttpError && e.status === 404 && !existsSync(this.root))) throw e;
+      }
+    }
+    throw new HttpError(503, 'The list cannot be read now (is a build replacing the site?); try again', 'the list files kept changing or missing while read');
+  }
+}
+
+/** Entries in list order, joined by UUID. */
+async function readIndex(root: string): Promise<ListIndex> {
+  const [xmlBytes, jsonBytes] = await Promise.all(LIST_FILES.map((f) => readSiteFile(root, f)));
+  if (!xmlBytes || !jsonBytes) throw new HttpError(404, 'Not found');
+  const xml = xmlBytes.toString('utf8');
+  const json = JSON.parse(jsonBytes.toString('utf8')) as { data: Record<string, unknown>[] };
+  const byUuid = new Map(json.data.map((d) => [String(d.uuid), d]));
+  const head = /^[\s\S]*?<serviceapi:dataSetList\b[^>]*>\n/.exec(xml);
+  if (!head) throw new HttpError(500, 'Internal error', 'resource/processes/index.xml has no dataSetList');
+  const entries = [...xml.matchAll(/ {4}<process:process\b[\s\S]*?<\/process:process>\n/g)].map((m) => {
+    const block = m[0];
+    const uuid = /<serviceapi:uuid>([^<]+)</.exec(block)?.[1] ?? '';
+    const names = [...block.matchAll(/<serviceapi:name\b[^>]*>([^<]*)</g)].map((n) => unescapeXml(n[1]!));
+    return { uuid, xml: block, names, json: byUuid.get(uuid) };
+  });
+  return { xmlHead: head[0], entries };
 }
 
 function unescapeXml(s: string): string {
@@ -178,11 +322,17 @@ function intParam(q: URLSearchParams, name: string, dflt: number, min: number): 
 }
 
 /** One soda4LCA page: `search=true` with `name` keeps entries whose name contains every term (any language, any case). */
-function sendPage(index: ListIndex, q: URLSearchParams, format: 'xml' | 'json', req: IncomingMessage, res: ServerResponse): void {
+function sendPage(list: { key: string; index: ListIndex }, q: URLSearchParams, format: 'xml' | 'json', req: IncomingMessage, res: ServerResponse): void {
   const startIndex = intParam(q, 'startIndex', 0, 0);
   const pageSize = intParam(q, 'pageSize', DEFAULT_PAGE_SIZE, 1);
   const terms = q.get('search') === 'true' ? (q.get('name') ?? '').toLowerCase().split(/\s+/).filter(Boolean) : [];
-  const matches = index.entries.filter((e) => {
+  // The page follows from the lists in memory and these parameters alone: their hash is a strong validator.
+  const etag = `"p-${createHash('sha256').update(JSON.stringify([list.key, format, startIndex, pageSize, terms])).digest('base64url').slice(0, 32)}"`;
+  res.setHeader('ETag', etag);
+  res.setHeader('Cache-Control', 'no-cache');
+  const cond = conditional(req, etag, undefined);
+  if (cond) return send(res, req, cond);
+  const matches = list.index.entries.filter((e) => {
     const names = [...e.names, String(e.json?.name ?? '')].map((n) => n.toLowerCase());
     return terms.every((t) => names.some((n) => n.includes(t)));
   });
@@ -191,33 +341,132 @@ function sendPage(index: ListIndex, q: URLSearchParams, format: 'xml' | 'json', 
     const body = JSON.stringify({ startIndex, pageSize, totalCount: matches.length, data: page.map((e) => e.json) });
     return send(res, req, 200, LIST_JSON_TYPE, body);
   }
-  const head = index.xmlHead.replace(/serviceapi:totalSize="\d+" serviceapi:startIndex="\d+" serviceapi:pageSize="\d+"/, `serviceapi:totalSize="${matches.length}" serviceapi:startIndex="${startIndex}" serviceapi:pageSize="${pageSize}"`);
+  const head = list.index.xmlHead.replace(/serviceapi:totalSize="\d+" serviceapi:startIndex="\d+" serviceapi:pageSize="\d+"/, `serviceapi:totalSize="${matches.length}" serviceapi:startIndex="${startIndex}" serviceapi:pageSize="${pageSize}"`);
   send(res, req, 200, LIST_XML_TYPE, `${head}${page.map((e) => e.xml).join('')}</serviceapi:dataSetList>\n`);
 }
 
 /** The dataset's own dataSetVersion (first element of that name: administrativeInformation). */
-function publishedVersion(abs: string): string | undefined {
-  if (!existsSync(abs)) return undefined;
-  return /<(?:[A-Za-z_][\w.-]*:)?dataSetVersion>\s*([^<\s]+)\s*</.exec(readFileSync(abs, 'utf8'))?.[1];
+async function publishedVersion(root: string, rel: string): Promise<string | undefined> {
+  const bytes = await readSiteFile(root, rel);
+  return bytes && /<(?:[A-Za-z_][\w.-]*:)?dataSetVersion>\s*([^<\s]+)\s*</.exec(bytes.toString('utf8'))?.[1];
 }
 
-function sendFile(root: string, rel: string, req: IncomingMessage, res: ServerResponse, type?: string): void {
-  const abs = join(root, rel);
-  const st = statSync(abs, { throwIfNoEntry: false });
-  if (!isInside(root, abs) || !st?.isFile()) throw new HttpError(404, 'Not found');
-  const ctype = type ?? BY_EXT[rel.split('.').pop() ?? ''] ?? 'application/octet-stream';
-  // Precompressed copy when the client accepts gzip, as nginx gzip_static does.
-  const gz = `${abs}.gz`;
-  const useGz = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? '')) && statSync(gz, { throwIfNoEntry: false })?.isFile();
-  res.setHeader('Vary', 'Accept-Encoding');
-  if (useGz) res.setHeader('Content-Encoding', 'gzip');
-  const file = useGz ? gz : abs;
-  res.writeHead(200, { 'Content-Type': ctype, 'Content-Length': statSync(file).size });
-  if (req.method === 'HEAD') return void res.end();
-  createReadStream(file).pipe(res);
+/** Entity tags of an If-Match / If-None-Match list; `*` stands for any. */
+function tagList(h: string | undefined): string[] | undefined {
+  return h === undefined ? undefined : h.split(',').map((t) => t.trim()).filter(Boolean);
+}
+const weakEq = (a: string, b: string) => a.replace(/^W\//, '') === b.replace(/^W\//, '');
+const strongEq = (a: string, b: string) => !a.startsWith('W/') && a === b;
+const seconds = (ms: number) => Math.floor(ms / 1000);
+
+/**
+ * RFC 9110 §13.2.2 in order: If-Match, else If-Unmodified-Since (412 when it fails); If-None-Match, else
+ * If-Modified-Since (304 when the client's copy is current). Returns the status to answer, or undefined.
+ */
+function conditional(req: IncomingMessage, etag: string, mtimeMs: number | undefined): 304 | 412 | undefined {
+  const h = req.headers;
+  const ifMatch = tagList(h['if-match']);
+  if (ifMatch) {
+    if (!ifMatch.some((t) => t === '*' || strongEq(t, etag))) return 412;
+  } else if (h['if-unmodified-since'] && mtimeMs !== undefined) {
+    const d = Date.parse(h['if-unmodified-since']);
+    if (!Number.isNaN(d) && seconds(mtimeMs) > seconds(d)) return 412;
+  }
+  const ifNone = tagList(h['if-none-match']);
+  if (ifNone) {
+    if (ifNone.some((t) => t === '*' || weakEq(t, etag))) return 304;
+  } else if (h['if-modified-since'] && mtimeMs !== undefined) {
+    const d = Date.parse(h['if-modified-since']);
+    if (!Number.isNaN(d) && seconds(mtimeMs) <= seconds(d)) return 304;
+  }
+  return undefined;
+}
+
+/**
+ * One `Range: bytes=…` of a GET: the part to send, 'unsatisfiable' (416), or undefined for the whole body: no or
+ * another unit, a malformed header (RFC 9110 lets a server ignore it), or several ranges (sent whole, not multipart).
+ */
+export function byteRange(h: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | undefined {
+  if (h === undefined) return undefined;
+  const m = /^\s*bytes\s*=\s*(.*)$/i.exec(h);
+  if (!m) return undefined;
+  const specs = m[1]!.split(',').map((s) => s.trim()).filter(Boolean);
+  if (specs.length !== 1) return undefined;
+  const spec = specs[0]!;
+  const suffix = /^-(\d+)$/.exec(spec);
+  if (suffix) {
+    const n = Number(suffix[1]);
+    return n === 0 || size === 0 ? 'unsatisfiable' : { start: Math.max(0, size - n), end: size - 1 };
+  }
+  const r = /^(\d+)-(\d*)$/.exec(spec);
+  if (!r) return undefined;
+  const start = Number(r[1]);
+  const end = r[2] === '' ? Infinity : Number(r[2]);
+  if (end < start) return undefined;
+  if (start >= size) return 'unsatisfiable';
+  return { start, end: Math.min(end, size - 1) };
+}
+
+/** If-Range: the range applies only while the client's validator (strong tag or exact date) is still current. */
+function ifRangeHolds(req: IncomingMessage, etag: string, lastModified: string): boolean {
+  const h = req.headers['if-range'];
+  if (typeof h !== 'string') return true;
+  const v = h.trim();
+  return /^(W\/)?"/.test(v) ? strongEq(v, etag) : v === lastModified;
+}
+
+async function sendFile(ctx: Ctx, rel: string, req: IncomingMessage, res: ServerResponse, type?: string): Promise<void> {
+  // Precompressed copy when the client accepts gzip, as nginx gzip_static does; the plain file when it cannot be used.
+  const wantGz = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
+  const gz = wantGz ? await openFile(ctx.root, `${rel}.gz`).catch(() => undefined) : undefined;
+  const f = gz ?? (await openFile(ctx.root, rel));
+  if (!f) throw new HttpError(404, 'Not found');
+  const { fh, st } = f;
+  let streaming = false;
+  try {
+    const size = Number(st.size);
+    const mtimeMs = Number(st.mtimeMs);
+    // Strong tag of this representation: the open file's identity and state (a rebuilt file is a new inode).
+    const etag = `"${st.ino.toString(16)}-${st.size.toString(16)}-${st.mtimeNs.toString(16)}"`;
+    const lastModified = new Date(mtimeMs).toUTCString();
+    res.setHeader('Vary', 'Accept-Encoding');
+    res.setHeader('ETag', etag);
+    res.setHeader('Last-Modified', lastModified);
+    res.setHeader('Cache-Control', 'no-cache');
+    res.setHeader('Accept-Ranges', 'bytes');
+    const cond = conditional(req, etag, mtimeMs);
+    if (cond) return send(res, req, cond);
+    const ctype = type ?? BY_EXT[rel.split('.').pop() ?? ''] ?? 'application/octet-stream';
+    // Range applies to GET only (RFC 9110 §14.2); HEAD gets the headers of the whole body.
+    const range = req.method === 'GET' && ifRangeHolds(req, etag, lastModified) ? byteRange(req.headers.range, size) : undefined;
+    if (range === 'unsatisfiable') {
+      res.setHeader('Content-Range', `bytes */${size}`);
+      return send(res, req, 416, 'text/plain; charset=UTF-8', `Range not satisfiable: the file has ${size} bytes\n`);
+    }
+    const { start, end } = range ?? { start: 0, end: size - 1 };
+    const headers: Record<string, string | number> = { 'Content-Type': ctype, 'Content-Length': size === 0 ? 0 : end - start + 1 };
+    if (range) headers['Content-Range'] = `bytes ${start}-${end}/${size}`;
+    // Only on the body itself: a 304, 412 or 416 carries no gzip bytes.
+    if (gz) headers['Content-Encoding'] = 'gzip';
+    res.writeHead(range ? 206 : 200, headers);
+    if (req.method === 'HEAD' || size === 0) return void res.end();
+    streaming = true;
+    // A read error midway (EIO, a file truncated under us) ends this response only; pipeline closes the file.
+    pipeline(fh.createReadStream({ start, end, autoClose: true }), res, (e) => {
+      if (!e || (e as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE') return;
+      ctx.log(`serve: ${req.method} ${printable(req.url ?? '')}: ${(e as NodeJS.ErrnoException).code ?? e.message} while reading ${rel}; response cut`);
+      res.destroy();
+    });
+  } finally {
+    if (!streaming) await fh.close();
+  }
 }
 
 function send(res: ServerResponse, req: IncomingMessage, status: number, type?: string, body = ''): void {
+  if (status === 304 || status === 204) {
+    res.writeHead(status);
+    return void res.end();
+  }
   const headers: Record<string, string | number> = { 'Content-Length': Buffer.byteLength(body) };
   if (type) headers['Content-Type'] = type;
   res.writeHead(status, headers);
