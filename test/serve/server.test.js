@@ -126,11 +126,111 @@ S('HEAD, OPTIONS, other methods, hidden files, path escapes', async () => {
   const h = await httpGet(port, '/resource/processes', {}, 'HEAD');
   assert.equal([h.status, h.body.length, h.headers['content-type']], [200, 0, 'application/xml; charset=UTF-8']);
   const o = await httpGet(port, '/v1/epds', {}, 'OPTIONS');
-  assert.equal([o.status, o.headers['access-control-allow-origin']], [204, '*']);
-  assert.is((await httpGet(port, '/resource/processes', {}, 'POST')).status, 405);
+  assert.equal([o.status, o.headers['access-control-allow-origin'], o.headers.allow], [204, '*', 'GET, HEAD, OPTIONS']);
+  for (const m of ['POST', 'PUT', 'DELETE', 'PATCH', 'PROPFIND']) {
+    const r = await httpGet(port, '/resource/processes', {}, m);
+    assert.equal([r.status, r.headers.allow], [405, 'GET, HEAD, OPTIONS'], m);
+  }
   assert.is((await httpGet(port, '/.po-node.json')).status, 404);
   assert.is((await httpGet(port, '/../../etc/passwd')).status, 404);
   assert.is((await httpGet(port, '/%2e%2e/%2e%2e/etc/passwd')).status, 404);
+});
+
+S('static files: strong ETag and Last-Modified, alike for GET and HEAD; If-None-Match / If-Modified-Since give 304', async () => {
+  const { port } = await setup();
+  const url = `/resource/processes/${REAL_EPDS[0].uuid}`;
+  const g = await httpGet(port, url);
+  const h = await httpGet(port, url, {}, 'HEAD');
+  const { etag, 'last-modified': lm } = g.headers;
+  assert.match(etag, /^"[0-9a-f]+-[0-9a-f]+-[0-9a-f]+"$/, 'strong: no W/');
+  assert.ok(!Number.isNaN(Date.parse(lm)), lm);
+  assert.equal([h.headers.etag, h.headers['last-modified'], h.headers['content-length']], [etag, lm, String(g.body.length)]);
+  assert.equal([g.headers['accept-ranges'], g.headers['cache-control']], ['bytes', 'no-cache']);
+  const status = async (headers, method) => (await httpGet(port, url, headers, method)).status;
+  const nm = await httpGet(port, url, { 'If-None-Match': etag });
+  assert.equal([nm.status, nm.body.length, nm.headers.etag, nm.headers['last-modified']], [304, 0, etag, lm]);
+  assert.is(await status({ 'If-None-Match': etag }, 'HEAD'), 304);
+  assert.is(await status({ 'If-None-Match': `"nope", W/${etag}` }), 304, 'weak comparison, list');
+  assert.is(await status({ 'If-None-Match': '*' }), 304);
+  assert.is(await status({ 'If-None-Match': '"nope"' }), 200);
+  assert.is(await status({ 'If-Modified-Since': lm }), 304);
+  assert.is(await status({ 'If-Modified-Since': new Date(Date.parse(lm) + 3600e3).toUTCString() }), 304);
+  assert.is(await status({ 'If-Modified-Since': new Date(Date.parse(lm) - 1000).toUTCString() }), 200);
+  assert.is(await status({ 'If-Modified-Since': 'not a date' }), 200);
+  // RFC 9110 §13.2.2: If-None-Match decides, If-Modified-Since is then ignored.
+  assert.is(await status({ 'If-None-Match': '"nope"', 'If-Modified-Since': lm }), 200);
+  assert.is(await status({ 'If-Match': '"nope"' }), 412);
+  assert.is(await status({ 'If-Match': etag }), 200);
+  assert.is(await status({ 'If-Unmodified-Since': new Date(Date.parse(lm) - 1000).toUTCString() }), 412);
+  // Each representation has its own tag: the .gz copy is another file.
+  const { out } = site;
+  const u = REAL_EPDS[3].uuid;
+  writeFileSync(join(out, 'resource/processes', `${u}.gz`), gzipSync(readFileSync(join(out, 'resource/processes', u))));
+  const plain = await httpGet(port, `/resource/processes/${u}`);
+  const gz = await httpGet(port, `/resource/processes/${u}`, { 'Accept-Encoding': 'gzip' });
+  assert.is.not(plain.headers.etag, gz.headers.etag);
+  const gz304 = await httpGet(port, `/resource/processes/${u}`, { 'Accept-Encoding': 'gzip', 'If-None-Match': gz.headers.etag });
+  assert.equal([gz304.status, gz304.headers.etag], [304, gz.headers.etag]);
+});
+
+S('Range: one byte range is a 206 with Content-Range; unsatisfiable is 416 bytes */size; several ranges get the whole body', async () => {
+  const { port, out } = await setup();
+  const u = REAL_EPDS[2].uuid;
+  const url = `/resource/processes/${u}`;
+  const bytes = readFileSync(join(out, 'resource/processes', u));
+  const n = bytes.length;
+  const part = async (range, extra = {}) => httpGet(port, url, { Range: range, ...extra });
+  for (const [range, from, to] of [
+    ['bytes=0-9', 0, 9],
+    ['bytes=10-', 10, n - 1],
+    ['bytes=-10', n - 10, n - 1],
+    [`bytes=5-${n * 10}`, 5, n - 1],
+    [`bytes=-${n * 10}`, 0, n - 1],
+    [`BYTES = ${n - 1}-${n - 1}`, n - 1, n - 1],
+  ]) {
+    const r = await part(range);
+    assert.is(r.status, 206, range);
+    assert.is(r.headers['content-range'], `bytes ${from}-${to}/${n}`, range);
+    assert.is(r.headers['content-length'], String(to - from + 1), range);
+    assert.ok(r.body.equals(bytes.subarray(from, to + 1)), range);
+    assert.is(r.headers['content-type'], 'application/xml; charset=UTF-8');
+  }
+  for (const range of [`bytes=${n}-`, `bytes=${n + 5}-${n + 9}`, 'bytes=-0', `bytes=${'9'.repeat(40)}-`]) {
+    const r = await part(range);
+    assert.equal([r.status, r.headers['content-range']], [416, `bytes */${n}`], range);
+  }
+  // Not multipart here: the whole body, as RFC 9110 allows; malformed or other units are ignored the same way.
+  for (const range of ['bytes=0-1,4-5', 'bytes=abc', 'bytes=9-2', 'items=0-1', 'bytes=']) {
+    const r = await part(range);
+    assert.equal([r.status, r.headers['content-range'], r.body.equals(bytes)], [200, undefined, true], range);
+  }
+  const { etag, 'last-modified': lm } = (await httpGet(port, url, {}, 'HEAD')).headers;
+  assert.is((await part('bytes=0-9', { 'If-Range': etag })).status, 206);
+  assert.is((await part('bytes=0-9', { 'If-Range': lm })).status, 206);
+  assert.is((await part('bytes=0-9', { 'If-Range': '"old"' })).status, 200, 'changed since: whole body');
+  assert.is((await part('bytes=0-9', { 'If-Range': `W/${etag}` })).status, 200, 'a weak tag never matches');
+  const head = await httpGet(port, url, { Range: 'bytes=0-9' }, 'HEAD');
+  assert.equal([head.status, head.headers['content-length'], head.body.length], [200, String(n), 0]);
+  // The range applies to the bytes sent: those of the .gz copy for a gzip client, as nginx gzip_static.
+  writeFileSync(join(out, 'resource/processes', `${u}.gz`), gzipSync(bytes));
+  const gz = readFileSync(join(out, 'resource/processes', `${u}.gz`));
+  const rg = await part('bytes=0-1', { 'Accept-Encoding': 'gzip' });
+  assert.equal([rg.status, rg.headers['content-encoding'], rg.headers['content-range'], [...rg.body]], [206, 'gzip', `bytes 0-1/${gz.length}`, [0x1f, 0x8b]]);
+  const bad = await part(`bytes=${gz.length}-`, { 'Accept-Encoding': 'gzip' });
+  assert.equal([bad.status, bad.headers['content-encoding']], [416, undefined], 'an error text is not gzip');
+});
+
+S('paged lists and search: an ETag from the built lists and the parameters; If-None-Match gives 304', async () => {
+  const { port } = await setup();
+  const a = await httpGet(port, '/resource/processes?startIndex=0&pageSize=2');
+  const etag = a.headers.etag;
+  assert.match(etag, /^"p-[\w-]+"$/);
+  assert.is((await httpGet(port, '/resource/processes?startIndex=0&pageSize=2', {}, 'HEAD')).headers.etag, etag);
+  assert.is((await httpGet(port, '/resource/processes?pageSize=2&startIndex=0')).headers.etag, etag, 'same page, same tag');
+  const others = ['startIndex=1&pageSize=2', 'startIndex=0&pageSize=2&format=json', 'search=true&name=a&pageSize=2'];
+  for (const q of others) assert.is.not((await httpGet(port, `/resource/processes?${q}`)).headers.etag, etag, q);
+  const c = await httpGet(port, '/resource/processes?startIndex=0&pageSize=2', { 'If-None-Match': etag });
+  assert.equal([c.status, c.body.length, c.headers.etag], [304, 0, etag]);
 });
 
 S('precompressed .gz is sent to gzip clients only', async () => {
