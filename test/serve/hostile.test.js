@@ -220,6 +220,20 @@ S('a rebuild into the served folder: paged list and search show the new EPD (the
     assert.is(again.status, 200);
     assert.is.not(again.headers.etag, before.headers.etag);
     assert.equal(logs, []);
+    // Between the two renames of a swap the folder is absent: a paged request waits for it (retries, 0.75 s in all)...
+    renameSync(out, `${out}.away`);
+    const waiting = get('startIndex=0&pageSize=1');
+    setTimeout(() => renameSync(`${out}.away`, out), 100);
+    assert.is((await waiting).status, 200);
+    // ...and says so when it does not come back: 503 with Retry-After, logged; the server goes on.
+    renameSync(out, `${out}.away`);
+    const gone = await get('startIndex=0&pageSize=1');
+    assert.equal([gone.status, gone.headers['retry-after']], [503, '1']);
+    assert.match(gone.body.toString(), /is a build replacing the site\?/);
+    assert.is(logs.length, 1);
+    assert.match(logs[0], /^serve: 503 GET \/resource\/processes\?startIndex=0&pageSize=1: /);
+    renameSync(`${out}.away`, out);
+    assert.is(await total('startIndex=0&pageSize=1'), 5);
   } finally {
     await srv.close();
   }
