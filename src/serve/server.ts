@@ -74,18 +74,10 @@ export function createSiteServer(siteDir: string, opts: SiteServerOptions = {}):
   const log = opts.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const ctx: Ctx = { root, list: new ListCache(root), log };
   const server = createServer((req, res) => {
-    handle(ctx, req, res).catch((e: unknown) => {
-      const status = e instanceof HttpError ? e.status : 500;
-      if (status >= 500 || (e instanceof HttpError && e.detail)) {
-        const detail = e instanceof HttpError ? (e.detail ?? e.message) : String((e as Error)?.stack ?? e);
-        log(`serve: ${status} ${req.method} ${printable(req.url ?? '')}: ${detail}`);
-      }
-      // Headers gone (the body stream failed midway): the client must not take a short body for the whole.
-      if (res.headersSent) return void res.destroy();
-      if (status === 405) res.setHeader('Allow', ALLOW);
-      if (status === 503) res.setHeader('Retry-After', '1');
-      send(res, req, status, 'text/plain; charset=UTF-8', `${e instanceof HttpError ? e.message : 'Internal error'}\n`);
-    });
+    // A failing log callback, too, costs this one request and not the process (no unhandled rejection).
+    handle(ctx, req, res)
+      .catch((e: unknown) => answerError(ctx, req, res, e))
+      .catch(() => res.destroy());
   });
   return {
     server,
@@ -100,6 +92,20 @@ export function createSiteServer(siteDir: string, opts: SiteServerOptions = {}):
       }),
     close: () => new Promise((ok) => server.close(() => ok())),
   };
+}
+
+/** The error answer of one request; logged when the server, not the client, is at fault (or a file is refused). */
+function answerError(ctx: Ctx, req: IncomingMessage, res: ServerResponse, e: unknown): void {
+  const status = e instanceof HttpError ? e.status : 500;
+  if (status >= 500 || (e instanceof HttpError && e.detail)) {
+    const detail = e instanceof HttpError ? (e.detail ?? e.message) : String((e as Error)?.stack ?? e);
+    ctx.log(`serve: ${status} ${req.method} ${printable(req.url ?? '')}: ${detail}`);
+  }
+  // Headers gone (the body stream failed midway): the client must not take a short body for the whole.
+  if (res.headersSent) return void res.destroy();
+  if (status === 405) res.setHeader('Allow', ALLOW);
+  if (status === 503) res.setHeader('Retry-After', '1');
+  send(res, req, status, 'text/plain; charset=UTF-8', `${e instanceof HttpError ? e.message : 'Internal error'}\n`);
 }
 
 /** A request target for the log: control characters replaced, length bounded. */
@@ -160,7 +166,9 @@ async function handle(ctx: Ctx, req: IncomingMessage, res: ServerResponse): Prom
   if (m) {
     const version = q.get('version');
     const rel = `${m[1]}/${m[2]!.toLowerCase()}`;
-    if (version !== null && (await publishedVersion(root, rel)) !== version) throw new HttpError(404, `Version ${version} of ${m[2]} is not published here`);
+    if (version !== null && (await publishedVersion(root, rel)) !== version) {
+      throw new HttpError(404, `Version ${version} of ${m[2]} is not published here`);
+    }
     return sendFile(ctx, rel, req, res, LIST_XML_TYPE);
   }
   // Anything else: a file of the tree, or a folder's index.
@@ -185,7 +193,9 @@ const MISSING = new Set(['ENOENT', 'ENOTDIR', 'ELOOP', 'ENAMETOOLONG', 'EISDIR']
 function fsError(e: unknown, rel: string): HttpError | undefined {
   const code = (e as NodeJS.ErrnoException).code ?? '';
   if (MISSING.has(code)) return undefined;
-  if (code === 'EACCES' || code === 'EPERM') return new HttpError(403, 'Forbidden: the server may not read this file', `${code}: cannot read ${rel}`);
+  if (code === 'EACCES' || code === 'EPERM') {
+    return new HttpError(403, 'Forbidden: the server may not read this file', `${code}: cannot read ${rel}`);
+  }
   return new HttpError(500, 'The server could not read this file', `${code || (e as Error).message}: cannot read ${rel}`);
 }
 
@@ -288,7 +298,8 @@ class ListCache {
         if (!(e instanceof HttpError && e.status === 404 && !existsSync(this.root))) throw e;
       }
     }
-    throw new HttpError(503, 'The list cannot be read now (is a build replacing the site?); try again', 'the list files kept changing or missing while read');
+    const why = 'the list files kept changing or missing while read';
+    throw new HttpError(503, 'The list cannot be read now (is a build replacing the site?); try again', why);
   }
 }
 
@@ -322,12 +333,19 @@ function intParam(q: URLSearchParams, name: string, dflt: number, min: number): 
 }
 
 /** One soda4LCA page: `search=true` with `name` keeps entries whose name contains every term (any language, any case). */
-function sendPage(list: { key: string; index: ListIndex }, q: URLSearchParams, format: 'xml' | 'json', req: IncomingMessage, res: ServerResponse): void {
+function sendPage(
+  list: { key: string; index: ListIndex },
+  q: URLSearchParams,
+  format: 'xml' | 'json',
+  req: IncomingMessage,
+  res: ServerResponse,
+): void {
   const startIndex = intParam(q, 'startIndex', 0, 0);
   const pageSize = intParam(q, 'pageSize', DEFAULT_PAGE_SIZE, 1);
   const terms = q.get('search') === 'true' ? (q.get('name') ?? '').toLowerCase().split(/\s+/).filter(Boolean) : [];
   // The page follows from the lists in memory and these parameters alone: their hash is a strong validator.
-  const etag = `"p-${createHash('sha256').update(JSON.stringify([list.key, format, startIndex, pageSize, terms])).digest('base64url').slice(0, 32)}"`;
+  const hash = createHash('sha256').update(JSON.stringify([list.key, format, startIndex, pageSize, terms]));
+  const etag = `"p-${hash.digest('base64url').slice(0, 32)}"`;
   res.setHeader('ETag', etag);
   res.setHeader('Cache-Control', 'no-cache');
   const cond = conditional(req, etag, undefined);
@@ -454,7 +472,8 @@ async function sendFile(ctx: Ctx, rel: string, req: IncomingMessage, res: Server
     // A read error midway (EIO, a file truncated under us) ends this response only; pipeline closes the file.
     pipeline(fh.createReadStream({ start, end, autoClose: true }), res, (e) => {
       if (!e || (e as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE') return;
-      ctx.log(`serve: ${req.method} ${printable(req.url ?? '')}: ${(e as NodeJS.ErrnoException).code ?? e.message} while reading ${rel}; response cut`);
+      const code = (e as NodeJS.ErrnoException).code ?? e.message;
+      ctx.log(`serve: ${req.method} ${printable(req.url ?? '')}: ${code} while reading ${rel}; response cut`);
       res.destroy();
     });
   } finally {
