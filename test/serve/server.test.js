@@ -215,7 +215,8 @@ S('Range: one byte range is a 206 with Content-Range; unsatisfiable is 416 bytes
   writeFileSync(join(out, 'resource/processes', `${u}.gz`), gzipSync(bytes));
   const gz = readFileSync(join(out, 'resource/processes', `${u}.gz`));
   const rg = await part('bytes=0-1', { 'Accept-Encoding': 'gzip' });
-  assert.equal([rg.status, rg.headers['content-encoding'], rg.headers['content-range'], [...rg.body]], [206, 'gzip', `bytes 0-1/${gz.length}`, [0x1f, 0x8b]]);
+  const got = [rg.status, rg.headers['content-encoding'], rg.headers['content-range'], [...rg.body]];
+  assert.equal(got, [206, 'gzip', `bytes 0-1/${gz.length}`, [0x1f, 0x8b]]);
   const bad = await part(`bytes=${gz.length}-`, { 'Accept-Encoding': 'gzip' });
   assert.equal([bad.status, bad.headers['content-encoding']], [416, undefined], 'an error text is not gzip');
 });
