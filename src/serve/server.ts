@@ -277,7 +277,7 @@ class ListCache {
     const sts = await Promise.all(
       LIST_FILES.map((f) =>
         stat(join(this.root, f), { bigint: true }).catch((e: unknown) => {
-          throw fsError(e, f) ?? new HttpError(404, 'Not found', `${f} is missing`);
+          throw fsError(e, f) ?? new HttpError(404, 'Not found');
         }),
       ),
     );
