@@ -470,13 +470,14 @@ async function crawlWith(http: HttpClient, target: string, base: string, local: 
     worstUrl: worst ? rel(worst.url) : null,
   };
 
-  // Limits reached: each fails the item it kept from being proven (after health, which counts list problems).
-  for (const t of truncated) fail('list', t.message);
+  // Limits reached: each fails the item it kept from being proven (after health, which counts list problems),
+  // first in its evidence, which is cut at MAX_EVIDENCE lines.
+  ev.list.fail.unshift(...truncated.map((t) => t.message));
   for (const r of http.log) if (r.failure === 'too-large') truncated.push({ limit: 'max-body-mb', value: limits.maxBodyMB, where: rel(r.url), message: `${rel(r.url)}: ${r.error}` });
   if (http.budgetHits) {
     const t = budgetCut(limits.maxDurationMin, http.budgetHits);
     truncated.push(t);
-    fail('endpoints', t.message);
+    ev.endpoints.fail.unshift(t.message);
   }
 
   const items: CheckItem[] = (Object.keys(CHECK_ITEMS) as CheckItemId[]).map((id) => {

@@ -29,12 +29,14 @@ export async function startServer(handler, host = '127.0.0.1') {
   };
 }
 
-/** Write `chunk` `times` times with backpressure, stopping when the client goes away. */
+/** Write `chunk` `times` times with backpressure, stopping when the client goes away; res.sent counts bytes. */
 export function stream(res, chunk, times) {
   let left = times;
+  res.sent = 0;
   const more = () => {
     while (left > 0 && !res.destroyed) {
       left--;
+      res.sent += chunk.length;
       if (!res.write(chunk)) return void res.once('drain', more);
     }
     if (!res.destroyed) res.end();
@@ -54,6 +56,21 @@ export function endlessBody(res, mb) {
 export function gzipBomb(res, mb) {
   res.writeHead(200, { 'content-type': 'application/xml', 'content-encoding': 'gzip' });
   stream(res, gzipSync(Buffer.alloc(MB, 0x20), { level: 9 }), mb);
+}
+
+/** A UUID for entry n of an endless list (never the check's unknown-UUID probe, which is n = 0). */
+export const uuidOf = (n) => `00000000-0000-4000-8000-${(n + 1).toString(16).padStart(12, '0')}`;
+
+/**
+ * A v1 JSON list page as a dynamic node answers it: `total` claimed, entries from startIndex on, pageSize of
+ * them (or `perPage` when given, whatever was asked), each entry new, so paging never ends before `total`.
+ */
+export function listPage(url, res, { total, perPage }) {
+  const start = Number(url.searchParams.get('startIndex') ?? 0);
+  const size = perPage ?? Number(url.searchParams.get('pageSize') ?? 500);
+  const data = Array.from({ length: Math.max(0, Math.min(size, total - start)) }, (_, i) => ({ uuid: uuidOf(start + i), version: '01.00.000' }));
+  res.writeHead(200, { 'content-type': 'application/json', 'access-control-allow-origin': '*' });
+  res.end(JSON.stringify({ totalCount: total, startIndex: start, pageSize: size, data }));
 }
 
 /**
