@@ -47,7 +47,10 @@ export function readCapped(res: IncomingMessage, cap: number): Promise<Uint8Arra
     },
   });
   return new Promise((ok, ko) => {
-    const done = (err: NodeJS.ErrnoException | null | undefined) => (err ? ko(err) : ok(Buffer.concat(chunks, size)));
+    const done = (err: NodeJS.ErrnoException | null | undefined) => {
+      if (!err) return ok(Buffer.concat(chunks, size));
+      ko(err.code?.startsWith('Z_') ? new Error(`the ${encoding} body could not be decoded (${err.message})`) : err);
+    };
     if (decoder) pipeline(res, decoder, sink, done);
     else pipeline(res, sink, done);
   });

@@ -128,7 +128,8 @@ export class HttpClient {
       const where = current.href === url ? '' : `redirect to ${current.href}: `;
       if (err instanceof BodyTooLarge) return fail('too-large', where + err.message);
       if (err instanceof AddressRefused) return fail('refused', `${current.href === url ? '' : 'redirect to '}${current.href} not fetched: ${err.message}`);
-      return fail('network', where + (err.code ?? err.message));
+      // System errors by their code (ECONNREFUSED, EAI_AGAIN), others (a corrupt gzip body) by their message.
+      return fail('network', where + (err.code && /^E[A-Z_]+$/.test(err.code) ? err.code : err.message));
     } finally {
       clearTimeout(timer);
     }
