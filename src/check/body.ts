@@ -41,7 +41,8 @@ export function readCapped(res: IncomingMessage, cap: number): Promise<Uint8Arra
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
       size += chunk.length;
-      if (size > cap) return done(new BodyTooLarge(`body over the ${mb} MB cap (--max-body-mb${decoder ? `, counted after ${encoding} decoding` : ''}); reading stopped there`));
+      const counted = decoder ? `, counted after ${encoding} decoding` : '';
+      if (size > cap) return done(new BodyTooLarge(`body over the ${mb} MB cap (--max-body-mb${counted}); reading stopped there`));
       chunks.push(chunk);
       done();
     },

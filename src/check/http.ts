@@ -61,7 +61,8 @@ export class HttpClient {
   private readonly agents: { http: HttpAgent; https: HttpsAgent };
 
   constructor(private readonly o: HttpOptions) {
-    this.agents = { http: new HttpAgent({ keepAlive: true, maxSockets: o.concurrency }), https: new HttpsAgent({ keepAlive: true, maxSockets: o.concurrency }) };
+    const agent = { keepAlive: true, maxSockets: o.concurrency };
+    this.agents = { http: new HttpAgent(agent), https: new HttpsAgent(agent) };
   }
 
   async get(url: string): Promise<FetchResult> {
@@ -97,7 +98,9 @@ export class HttpClient {
 
   private async once(url: string, attempts: number): Promise<FetchResult> {
     const started = performance.now();
-    const result = (r: Omit<FetchResult, 'url' | 'ms' | 'attempts'>): FetchResult => ({ url, ms: Math.round(performance.now() - started), attempts, ...r });
+    const result = (r: Omit<FetchResult, 'url' | 'ms' | 'attempts'>): FetchResult => {
+      return { url, ms: Math.round(performance.now() - started), attempts, ...r };
+    };
     const fail = (failure: FetchResult['failure'], error: string) => result({ status: 0, headers: {}, body: EMPTY, error, failure });
     const remaining = this.remainingMs();
     if (remaining <= 0) return fail('budget', 'not requested: the time budget of the check ran out (--max-duration)');
@@ -115,7 +118,7 @@ export class HttpClient {
           res.destroy();
           if (hop >= MAX_REDIRECTS) return fail('network', `more than ${MAX_REDIRECTS} redirects`);
           const next = new URL(location, current);
-          if (next.protocol !== 'http:' && next.protocol !== 'https:') return fail('refused', `redirect to ${next.href} not followed: not HTTP(S)`);
+          if (!/^https?:$/.test(next.protocol)) return fail('refused', `redirect to ${next.href} not followed: not HTTP(S)`);
           current = next;
           continue;
         }
@@ -124,10 +127,11 @@ export class HttpClient {
       }
     } catch (e) {
       const err = e as Error & { code?: string };
-      if (ctrl.signal.aborted) return byBudget ? fail('budget', 'cut: the time budget of the check ran out (--max-duration)') : fail('timeout', `timeout after ${this.o.timeoutS} s`);
-      const where = current.href === url ? '' : `redirect to ${current.href}: `;
+      if (ctrl.signal.aborted && byBudget) return fail('budget', 'cut: the time budget of the check ran out (--max-duration)');
+      if (ctrl.signal.aborted) return fail('timeout', `timeout after ${this.o.timeoutS} s`);
+      const where = current.href !== url ? `redirect to ${current.href}: ` : '';
       if (err instanceof BodyTooLarge) return fail('too-large', where + err.message);
-      if (err instanceof AddressRefused) return fail('refused', `${current.href === url ? '' : 'redirect to '}${current.href} not fetched: ${err.message}`);
+      if (err instanceof AddressRefused) return fail('refused', `${where && 'redirect to '}${current.href} not fetched: ${err.message}`);
       // System errors by their code (ECONNREFUSED, EAI_AGAIN), others (a corrupt gzip body) by their message.
       return fail('network', where + (err.code && /^E[A-Z_]+$/.test(err.code) ? err.code : err.message));
     } finally {
@@ -143,9 +147,11 @@ export class HttpClient {
   }
 
   private request(u: URL, signal: AbortSignal): Promise<IncomingMessage> {
-    const headers = { 'user-agent': USER_AGENT, accept: '*/*', 'accept-encoding': ACCEPT_ENCODING, ...(this.o.origin ? { origin: this.o.origin } : {}) };
+    const origin = this.o.origin && { origin: this.o.origin };
+    const headers = { 'user-agent': USER_AGENT, accept: '*/*', 'accept-encoding': ACCEPT_ENCODING, ...origin };
     const https = u.protocol === 'https:';
-    const options = { agent: https ? this.agents.https : this.agents.http, headers, signal, ...(this.o.policy ? { lookup: this.o.policy.lookup() } : {}) };
+    const agent = https ? this.agents.https : this.agents.http;
+    const options = { agent, headers, signal, ...(this.o.policy && { lookup: this.o.policy.lookup() }) };
     return new Promise((ok, ko) => {
       const req = (https ? httpsRequest : httpRequest)(u, options, ok);
       req.on('error', ko);

@@ -43,7 +43,8 @@ export function resolveLimits(o: Partial<CheckLimits>): CheckLimits {
     const v = o[r.key];
     if (v === undefined) continue;
     if (!(typeof v === 'number' && v >= r.min && v <= r.max && (!r.integer || Number.isInteger(v)))) {
-      throw new PoNodeError(`--${r.flag} ${v} is out of range`, { hint: `${r.integer ? 'a whole number' : 'a number'} from ${r.min} to ${r.max} ${r.unit} (default ${DEFAULT_LIMITS[r.key]})` });
+      const hint = `${r.integer ? 'a whole number' : 'a number'} from ${r.min} to ${r.max} ${r.unit} (default ${DEFAULT_LIMITS[r.key]})`;
+      throw new PoNodeError(`--${r.flag} ${v} is out of range`, { hint });
     }
     out[r.key] = v;
   }

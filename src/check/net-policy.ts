@@ -142,7 +142,10 @@ export class NetPolicy {
     const startClasses = new Set(addresses.map((a) => probe.classify(a).cls));
     const allowed = new Set<AddressClass>(['public', ...startClasses]);
     const own = [...startClasses].filter((c) => c !== 'public');
-    const summary = own.length ? `public and ${own.join(', ')} addresses (the checked URL is ${own.join(', ')})` : 'public addresses only (the checked URL is public)';
+    const kinds = own.join(', ');
+    const summary = own.length
+      ? `public and ${kinds} addresses (the checked URL is ${kinds})`
+      : 'public addresses only (the checked URL is public)';
     return new NetPolicy(allowed, summary, publicForTests);
   }
 
@@ -163,7 +166,8 @@ export class NetPolicy {
   /** A dns.lookup for the HTTP agent: resolves, drops refused addresses, fails when none is left. */
   lookup(resolver: typeof dnsLookup = dnsLookup): typeof dnsLookup {
     const guarded = (hostname: string, options: unknown, callback: unknown): void => {
-      const cb = (typeof options === 'function' ? options : callback) as (e: Error | null, a?: string | LookupAddress[], f?: number) => void;
+      type Callback = (e: Error | null, a?: string | LookupAddress[], f?: number) => void;
+      const cb = (typeof options === 'function' ? options : callback) as Callback;
       const opts = (typeof options === 'object' && options ? options : {}) as { all?: boolean; family?: number };
       resolver(hostname, { ...opts, all: true }, (err, addresses) => {
         if (err) return cb(err);

@@ -116,7 +116,7 @@ export async function runCheck(target: string, o: CheckRunOptions = {}): Promise
   const paths = o.paths ?? 'default';
   if (!['default', 'v1', 'both'].includes(paths)) throw new PoNodeError(`--paths ${paths} is not a path set`, { hint: 'use default, v1 or both' });
   const limits = resolveLimits(o);
-  const net = { ...(o.allowPrivateNetwork ? { allowPrivateNetwork: true } : {}), ...(o.testOnlyPublicAddresses ? { testOnlyPublicAddresses: o.testOnlyPublicAddresses } : {}) };
+  const net = { allowPrivateNetwork: Boolean(o.allowPrivateNetwork), testOnlyPublicAddresses: o.testOnlyPublicAddresses ?? [] };
   if (/^https?:\/\//i.test(target)) {
     let u: URL;
     try {
@@ -156,7 +156,15 @@ async function crawl(target: string, base: string, local: boolean, o: CheckRunOp
   }
 }
 
-async function crawlWith(http: HttpClient, target: string, base: string, local: boolean, o: CheckRunOptions, s: CrawlSettings, started: number): Promise<CheckReport> {
+async function crawlWith(
+  http: HttpClient,
+  target: string,
+  base: string,
+  local: boolean,
+  o: CheckRunOptions,
+  s: CrawlSettings,
+  started: number,
+): Promise<CheckReport> {
   const now = o.now ?? new Date();
   const { limits } = s;
   const truncated: Truncation[] = [];
@@ -473,7 +481,9 @@ async function crawlWith(http: HttpClient, target: string, base: string, local: 
   // Limits reached: each fails the item it kept from being proven (after health, which counts list problems),
   // first in its evidence, which is cut at MAX_EVIDENCE lines.
   ev.list.fail.unshift(...truncated.map((t) => t.message));
-  for (const r of http.log) if (r.failure === 'too-large') truncated.push({ limit: 'max-body-mb', value: limits.maxBodyMB, where: rel(r.url), message: `${rel(r.url)}: ${r.error}` });
+  for (const r of http.log.filter((x) => x.failure === 'too-large')) {
+    truncated.push({ limit: 'max-body-mb', value: limits.maxBodyMB, where: rel(r.url), message: `${rel(r.url)}: ${r.error}` });
+  }
   if (http.budgetHits) {
     const t = budgetCut(limits.maxDurationMin, http.budgetHits);
     truncated.push(t);
@@ -508,18 +518,20 @@ async function crawlWith(http: HttpClient, target: string, base: string, local: 
 }
 
 function pageCap(list: string, max: number, read: number, total: number | undefined): Truncation {
-  const msg = `${list}: stopped after --max-pages ${max} pages (${read} entries read${total !== undefined ? `, the node reports ${total}` : ''}); the rest was not read or checked (raise --max-pages to read it all)`;
-  return { limit: 'max-pages', value: max, where: list, message: msg };
+  const reported = total !== undefined ? `, the node reports ${total}` : '';
+  const msg = `${list}: stopped after --max-pages ${max} pages (${read} entries read${reported}); the rest was not read or checked`;
+  return { limit: 'max-pages', value: max, where: list, message: `${msg} (raise --max-pages to read it all)` };
 }
 
 function entryCap(list: string, max: number, total: number | undefined): Truncation {
-  const msg = `${list}: stopped at --max-entries ${max}${total !== undefined ? ` (the node reports ${total})` : ''}; the rest was not read or checked (raise --max-entries to check it all)`;
+  const reported = total !== undefined ? ` (the node reports ${total})` : '';
+  const msg = `${list}: stopped at --max-entries ${max}${reported}; the rest was not read or checked (raise --max-entries to check it all)`;
   return { limit: 'max-entries', value: max, where: list, message: msg };
 }
 
 function budgetCut(minutes: number, requests: number): Truncation {
-  const msg = `the check stopped at its time budget (--max-duration ${minutes} min): ${requests} request(s) not made or cut (raise --max-duration to check everything)`;
-  return { limit: 'max-duration', value: minutes, message: msg };
+  const msg = `the check stopped at its time budget (--max-duration ${minutes} min): ${requests} request(s) not made or cut`;
+  return { limit: 'max-duration', value: minutes, message: `${msg} (raise --max-duration to check everything)` };
 }
 
 function parseXmlList(r: FetchResult): { total?: number; entries: Entry[] } | string {

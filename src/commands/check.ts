@@ -25,7 +25,7 @@ export function registerCheck(program: Command, io: CheckIo, setExit: (code: num
     .option('--max-body-mb <mb>', 'decoded MB of one answer at most; the request is aborted at the cap', int, DEFAULT_LIMITS.maxBodyMB)
     .option('--max-pages <n>', 'pages read per list at most', int, DEFAULT_LIMITS.maxPages)
     .option('--max-entries <n>', 'entries read per list at most; only these EPDs are fetched', int, DEFAULT_LIMITS.maxEntries)
-    .option('--max-duration <minutes>', 'time budget of the whole check; then it stops and reports what it left out', num, DEFAULT_LIMITS.maxDurationMin)
+    .option('--max-duration <minutes>', 'time budget; then the check stops, reporting what it left out', num, DEFAULT_LIMITS.maxDurationMin)
     .option('--allow-private-network', 'connect to loopback, private and link-local addresses even when the checked URL is public')
     .option('-q, --quiet', 'no progress output')
     .addHelpText(

@@ -68,7 +68,8 @@ export const uuidOf = (n) => `00000000-0000-4000-8000-${(n + 1).toString(16).pad
 export function listPage(url, res, { total, perPage }) {
   const start = Number(url.searchParams.get('startIndex') ?? 0);
   const size = perPage ?? Number(url.searchParams.get('pageSize') ?? 500);
-  const data = Array.from({ length: Math.max(0, Math.min(size, total - start)) }, (_, i) => ({ uuid: uuidOf(start + i), version: '01.00.000' }));
+  const length = Math.max(0, Math.min(size, total - start));
+  const data = Array.from({ length }, (_, i) => ({ uuid: uuidOf(start + i), version: '01.00.000' }));
   res.writeHead(200, { 'content-type': 'application/json', 'access-control-allow-origin': '*' });
   res.end(JSON.stringify({ totalCount: total, startIndex: start, pageSize: size, data }));
 }
@@ -80,7 +81,8 @@ export function listPage(url, res, { total, perPage }) {
 export function runCli(args, { killMs = 60_000 } = {}) {
   return new Promise((ok) => {
     const started = Date.now();
-    const child = spawn(process.execPath, ['--import', PRELOAD, BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    const env = { ...process.env, NO_COLOR: '1' };
+    const child = spawn(process.execPath, ['--import', PRELOAD, BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));

@@ -57,9 +57,14 @@ t('a public node redirecting to 127.0.0.2, localhost, [::ffff:127.0.0.2] and 169
   assert.ok(Date.now() - t0 < 15_000, 'refused at once, not timed out');
   const text = evidence(r);
   assert.not.match(JSON.stringify(r), 'SECRET-TOKEN');
-  assert.match(text, `/nodeinfo: redirect to ${inner.url}/latest not fetched: 127.0.0.2 is a loopback address (127.0.0.0/8), and the checked URL is public; --allow-private-network allows it`);
-  assert.match(text, '/resource/nodeinfo: redirect to http://169.254.169.254/latest/meta-data/iam/security-credentials/ not fetched: 169.254.169.254 is a link-local address (169.254.0.0/16, cloud metadata)');
-  assert.match(text, `/healthz: redirect to http://[::ffff:7f00:2]:${inner.port}/ not fetched: ::ffff:7f00:2 is a loopback address (127.0.0.0/8, as IPv4-mapped 127.0.0.2)`);
+  const why = 'is a loopback address (127.0.0.0/8), and the checked URL is public; --allow-private-network allows it';
+  assert.match(text, `/nodeinfo: redirect to ${inner.url}/latest not fetched: 127.0.0.2 ${why}`);
+  const metadata = 'http://169.254.169.254/latest/meta-data/iam/security-credentials/';
+  const linkLocal = '169.254.169.254 is a link-local address (169.254.0.0/16, cloud metadata)';
+  assert.match(text, `/resource/nodeinfo: redirect to ${metadata} not fetched: ${linkLocal}`);
+  const mapped = `http://[::ffff:7f00:2]:${inner.port}/`;
+  const asMapped = '::ffff:7f00:2 is a loopback address (127.0.0.0/8, as IPv4-mapped 127.0.0.2)';
+  assert.match(text, `/healthz: redirect to ${mapped} not fetched: ${asMapped}`);
   assert.match(text, `/v1/healthz: redirect to http://localhost:${local.port}/ not fetched: localhost resolves to `);
   assert.is(r.limits.network, 'public addresses only (the checked URL is public)');
   assert.is(r.ready, false);
@@ -75,11 +80,13 @@ t('--allow-private-network: the same redirect is followed', async () => {
 
 t('a loopback start (local testing) may reach loopback, not link-local or private addresses', async () => {
   const inner = await secret('127.0.0.2');
-  const node = await redirector({ '/nodeinfo': `${inner.url}/x`, '/resource/nodeinfo': 'http://169.254.169.254/', '/healthz': 'http://10.0.0.1/' }, '127.0.0.1');
+  const targets = { '/nodeinfo': `${inner.url}/x`, '/resource/nodeinfo': 'http://169.254.169.254/', '/healthz': 'http://10.0.0.1/' };
+  const node = await redirector(targets, '127.0.0.1');
   const r = await runCheck(node.url, { ...QUICK, paths: 'default' });
   assert.ok(inner.stats.connections > 0, 'loopback to loopback is allowed');
   const text = evidence(r);
-  assert.match(text, '169.254.169.254 is a link-local address (169.254.0.0/16, cloud metadata), and this check allows only public and loopback addresses (the checked URL is loopback)');
+  const rule = 'this check allows only public and loopback addresses (the checked URL is loopback)';
+  assert.match(text, `169.254.169.254 is a link-local address (169.254.0.0/16, cloud metadata), and ${rule}`);
   assert.match(text, '10.0.0.1 is a private-network address (10.0.0.0/8)');
   assert.is(r.limits.network, 'public and loopback addresses (the checked URL is loopback)');
 });
