@@ -399,8 +399,8 @@ async function crawlWith(
 
   // Health against what was found.
   const listedCount = listed.size;
-  // A list cut at a limit cannot be compared with the counts health claims.
-  const complete = Boolean(primary && !primary.truncated);
+  // A list cut at a limit, or EPDs left unfetched by the time budget, cannot be compared with health's counts.
+  const complete = Boolean(primary && !primary.truncated) && http.budgetHits === 0;
   for (const { path, doc } of healthDocs) {
     const status = doc.status as string | undefined;
     const claimed = doc.epds?.listed as number | undefined;
