@@ -12,6 +12,10 @@ export function formatCheckReport(r: CheckReport, c: Palette): string {
     lines.push('', 'Notes:');
     for (const n of r.notes) lines.push(`  - ${n}`);
   }
+  if (r.truncated.length) {
+    lines.push('', c.red('Limits reached (the check did not see everything):'));
+    for (const t of r.truncated) lines.push(`  - ${t.message}`);
+  }
   const k = r.caching;
   lines.push(
     '',

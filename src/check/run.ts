@@ -5,7 +5,9 @@ import { UUID_RE } from '../parse/ilcd.js';
 import { attr, child, childrenOf, parseXml } from '../parse/xml.js';
 import { validateWithSchema } from '../schemas.js';
 import { GENERATOR_VERSION } from '../version.js';
-import { describe, HttpClient, isJsonType, isXmlType, mediaType, type FetchResult } from './http.js';
+import { describe, HttpClient, isJsonType, isXmlType, mediaType, reason, type FetchResult } from './http.js';
+import { resolveLimits, type CheckLimits, type Truncation } from './limits.js';
+import { NetPolicy } from './net-policy.js';
 import { serveFolderForCheck } from './serve-folder.js';
 import { validateFetchedEpd } from './validate-epd.js';
 import { append } from '../append.js';
@@ -46,6 +48,10 @@ export interface CheckReport {
   findings: Finding[];
   caching: { responses: number; cacheControl: number; etag: number; lastModified: number; examples: string[] };
   timing: { requests: number; failed: number; medianMs: number; worstMs: number; worstUrl: string | null };
+  /** The limits this check ran under, and which addresses it could connect to. */
+  limits: CheckLimits & { network: string };
+  /** Limits that were reached: what the check did not read. */
+  truncated: Truncation[];
 }
 
 export type CheckProgress = { phase: 'start'; baseUrl: string } | { phase: 'lists' } | { phase: 'epds'; done: number; total: number } | { phase: 'done' };
@@ -63,10 +69,18 @@ export interface CheckRunOptions {
   maxAgeDays?: number;
   now?: Date;
   onProgress?: (e: CheckProgress) => void;
+  /** Bounds of the crawl (src/check/limits.ts); defaults in DEFAULT_LIMITS. */
+  maxBodyMB?: number;
+  maxPages?: number;
+  maxEntries?: number;
+  maxDurationMin?: number;
+  /** Connect to loopback, private and link-local addresses even when the checked URL is public. */
+  allowPrivateNetwork?: boolean;
+  /** Tests only: these exact addresses count as public (so a test server on 127.0.0.1 plays a public node). */
+  testOnlyPublicAddresses?: string[];
 }
 
 const UNKNOWN_UUID = '00000000-0000-4000-8000-000000000000';
-const MAX_PAGES = 10_000;
 const MAX_EVIDENCE = 12;
 const MAX_FINDINGS = 200;
 const ORIGIN = 'https://portal.eco-platform.org';
@@ -81,6 +95,16 @@ interface ListResult {
   entries: Entry[];
   total?: number;
   ok: boolean;
+  /** Set when a page or entry cap stopped the reading. */
+  truncated?: Truncation;
+}
+
+interface CrawlSettings {
+  concurrency: number;
+  timeoutS: number;
+  paths: PathSetChoice;
+  limits: CheckLimits;
+  policy: NetPolicy;
 }
 
 /** Check a base URL (http/https) or a built site folder, which is served on 127.0.0.1 for the duration. */
@@ -91,6 +115,8 @@ export async function runCheck(target: string, o: CheckRunOptions = {}): Promise
   if (!(timeoutS > 0 && timeoutS <= 600)) throw new PoNodeError(`--timeout ${timeoutS} is out of range`, { hint: 'seconds per request, more than 0 and at most 600 (default 30)' });
   const paths = o.paths ?? 'default';
   if (!['default', 'v1', 'both'].includes(paths)) throw new PoNodeError(`--paths ${paths} is not a path set`, { hint: 'use default, v1 or both' });
+  const limits = resolveLimits(o);
+  const net = { allowPrivateNetwork: Boolean(o.allowPrivateNetwork), testOnlyPublicAddresses: o.testOnlyPublicAddresses ?? [] };
   if (/^https?:\/\//i.test(target)) {
     let u: URL;
     try {
@@ -99,20 +125,49 @@ export async function runCheck(target: string, o: CheckRunOptions = {}): Promise
       throw new PoNodeError(`${target} is not a valid URL`, { hint: 'pass the node base URL without /resource, e.g. https://epd.example.org/node' });
     }
     if (u.search || u.hash) throw new PoNodeError(`${target} has a query or fragment`, { hint: 'pass the node base URL without ?... or #...' });
-    return crawl(target, u.href.replace(/\/+$/, ''), false, o, { concurrency, timeoutS, paths });
+    const policy = await NetPolicy.forStart(u, net);
+    return crawl(target, u.href.replace(/\/+$/, ''), false, o, { concurrency, timeoutS, paths, limits, policy });
   }
   const served = await serveFolderForCheck(target);
   try {
-    return await crawl(target, served.url, true, o, { concurrency, timeoutS, paths });
+    const policy = await NetPolicy.forStart(new URL(served.url), net);
+    return await crawl(target, served.url, true, o, { concurrency, timeoutS, paths, limits, policy });
   } finally {
     await served.close();
   }
 }
 
-async function crawl(target: string, base: string, local: boolean, o: CheckRunOptions, s: { concurrency: number; timeoutS: number; paths: PathSetChoice }): Promise<CheckReport> {
+async function crawl(target: string, base: string, local: boolean, o: CheckRunOptions, s: CrawlSettings): Promise<CheckReport> {
   const started = Date.now();
+  const http = new HttpClient({
+    concurrency: s.concurrency,
+    timeoutS: s.timeoutS,
+    retries: o.retries ?? 2,
+    backoffMs: o.backoffMs ?? 500,
+    origin: ORIGIN,
+    maxBodyBytes: s.limits.maxBodyMB * 1024 * 1024,
+    policy: s.policy,
+    deadline: started + s.limits.maxDurationMin * 60_000,
+  });
+  try {
+    return await crawlWith(http, target, base, local, o, s, started);
+  } finally {
+    http.close();
+  }
+}
+
+async function crawlWith(
+  http: HttpClient,
+  target: string,
+  base: string,
+  local: boolean,
+  o: CheckRunOptions,
+  s: CrawlSettings,
+  started: number,
+): Promise<CheckReport> {
   const now = o.now ?? new Date();
-  const http = new HttpClient({ concurrency: s.concurrency, timeoutS: s.timeoutS, retries: o.retries ?? 2, backoffMs: o.backoffMs ?? 500, origin: ORIGIN });
+  const { limits } = s;
+  const truncated: Truncation[] = [];
   const sets: ('default' | 'v1')[] = s.paths === 'both' ? ['default', 'v1'] : [s.paths];
   const ev: Record<CheckItemId, { fail: string[]; pass: string[] }> = Object.fromEntries(Object.keys(CHECK_ITEMS).map((k) => [k, { fail: [], pass: [] }])) as never;
   const fail = (id: CheckItemId, msg: string) => ev[id].fail.push(msg);
@@ -134,7 +189,7 @@ async function crawl(target: string, base: string, local: boolean, o: CheckRunOp
   const getDoc = async (path: string, kind: 'xml' | 'json'): Promise<FetchResult | undefined> => {
     const r = await fetchOnce(path);
     if (r.status !== 200) {
-      fail('endpoints', describe({ ...r, url: path }));
+      if (r.failure !== 'budget') fail('endpoints', describe({ ...r, url: path }));
       return undefined;
     }
     typeCheck(r, kind);
@@ -204,7 +259,13 @@ async function crawl(target: string, base: string, local: boolean, o: CheckRunOp
     const entries: Entry[] = [];
     let total: number | undefined;
     let start = 0;
-    for (let page = 0; page < MAX_PAGES; page++) {
+    let cut: Truncation | undefined;
+    const name = `${path}${kind === 'json' ? '?format=json' : ''}`;
+    for (let page = 0; ; page++) {
+      if (page >= limits.maxPages) {
+        cut = pageCap(name, limits.maxPages, entries.length, total);
+        break;
+      }
       const r = await getDoc(url(start, pageSize), kind);
       if (!r) return { path, entries, ok: false, ...(total !== undefined ? { total } : {}) };
       const p = parse(r);
@@ -223,7 +284,12 @@ async function crawl(target: string, base: string, local: boolean, o: CheckRunOp
         notes.push(`${path}: the host ignores startIndex (page ${page + 1} repeated the first page); stopped paging`);
         break;
       }
-      append(entries, p.entries);
+      const room = limits.maxEntries - entries.length;
+      append(entries, p.entries.length > room ? p.entries.slice(0, room) : p.entries);
+      if (p.entries.length > room || (p.entries.length === room && total !== undefined && total > entries.length)) {
+        cut = entryCap(name, limits.maxEntries, total);
+        break;
+      }
       if (p.entries.length === 0 || total === undefined || entries.length >= total) break;
       start += p.entries.length;
     }
@@ -236,7 +302,8 @@ async function crawl(target: string, base: string, local: boolean, o: CheckRunOp
         else notes.push(`${path}${kind === 'json' ? '?format=json' : ''}: the host honours startIndex/pageSize`);
       }
     }
-    return { path: path + (kind === 'json' ? '?format=json' : ''), entries, ok: true, ...(total !== undefined ? { total } : {}) };
+    if (cut) truncated.push(cut);
+    return { path: name, entries, ok: true, ...(total !== undefined ? { total } : {}), ...(cut ? { truncated: cut } : {}) };
   };
 
   const lists: ListResult[] = [];
@@ -251,7 +318,7 @@ async function crawl(target: string, base: string, local: boolean, o: CheckRunOp
       fail('list', `${l.path} could not be read completely (${l.entries.length} entries read)`);
       continue;
     }
-    if (l.total !== undefined && l.total !== l.entries.length) fail('list', `${l.path} reports total ${l.total} but holds ${l.entries.length} entries`);
+    if (l.total !== undefined && l.total !== l.entries.length && !l.truncated) fail('list', `${l.path} reports total ${l.total} but holds ${l.entries.length} entries`);
     const seen = new Set<string>();
     for (const e of l.entries) {
       if (!UUID_RE.test(e.uuid)) fail('list', `${l.path} lists "${e.uuid}", which is not a UUID`);
@@ -263,8 +330,10 @@ async function crawl(target: string, base: string, local: boolean, o: CheckRunOp
   const primary = lists.find((l) => l.ok);
   const listed = new Map<string, Entry>();
   for (const e of primary?.entries ?? []) if (UUID_RE.test(e.uuid)) listed.set(e.uuid.toLowerCase(), e);
+  const anyCut = lists.some((l) => l.truncated);
+  if (anyCut && lists.length > 1) notes.push('the lists were not compared with each other: at least one was cut at a limit');
   for (const l of lists) {
-    if (!l.ok || l === primary) continue;
+    if (!l.ok || l === primary || anyCut) continue;
     const other = new Map(l.entries.map((e) => [e.uuid.toLowerCase(), e.version]));
     const missing = [...listed.keys()].filter((u) => !other.has(u));
     const extra = [...other.keys()].filter((u) => !listed.has(u));
@@ -289,8 +358,9 @@ async function crawl(target: string, base: string, local: boolean, o: CheckRunOp
       done++;
       o.onProgress?.({ phase: 'epds', done, total: work.length });
       const u = e.uuid.toLowerCase();
+      if (r.failure === 'budget') return;
       if (r.status !== 200) {
-        fail('list', `${path} is listed but not retrievable: ${r.status === 0 ? `no response (${r.error})` : `HTTP ${r.status}`}`);
+        fail('list', `${path} is listed but not retrievable: ${reason(r)}`);
         if (r.status === 0 || r.status >= 500) fail('endpoints', describe({ ...r, url: path }));
         return;
       }
@@ -322,22 +392,25 @@ async function crawl(target: string, base: string, local: boolean, o: CheckRunOp
   // Unknown UUID -> 404 at every dataset path.
   for (const p of datasetPaths) {
     const r = await http.get(base + p + UNKNOWN_UUID);
+    if (r.failure === 'budget') continue;
     if (r.status === 404) pass('endpoints', `${p}<unknown uuid>: HTTP 404`);
-    else fail('endpoints', `${p}${UNKNOWN_UUID} (unknown UUID) answered ${r.status === 0 ? `no response (${r.error})` : `HTTP ${r.status}`}; expected 404`);
+    else fail('endpoints', `${p}${UNKNOWN_UUID} (unknown UUID) answered ${reason(r)}; expected 404`);
   }
 
   // Health against what was found.
   const listedCount = listed.size;
+  // A list cut at a limit, or EPDs left unfetched by the time budget, cannot be compared with health's counts.
+  const complete = Boolean(primary && !primary.truncated) && http.budgetHits === 0;
   for (const { path, doc } of healthDocs) {
     const status = doc.status as string | undefined;
     const claimed = doc.epds?.listed as number | undefined;
     if (status === 'fail') fail('health', `${path} says status "fail": ${(doc.reasons as string[] | undefined)?.join('; ') || 'no reasons given'}`);
-    if (typeof claimed === 'number' && primary && claimed !== listedCount) fail('health', `${path} claims ${claimed} listed EPDs; the list holds ${listedCount}`);
-    if (typeof claimed === 'number' && claimed > retrieved.size) fail('health', `${path} claims ${claimed} EPDs; only ${retrieved.size} could be retrieved`);
+    if (typeof claimed === 'number' && complete && claimed !== listedCount) fail('health', `${path} claims ${claimed} listed EPDs; the list holds ${listedCount}`);
+    if (typeof claimed === 'number' && complete && claimed > retrieved.size) fail('health', `${path} claims ${claimed} EPDs; only ${retrieved.size} could be retrieved`);
     const problems = ev.list.fail.length + ev['epds-valid'].fail.length;
     if (status === 'ok' && problems) fail('health', `${path} says "ok" but this check found ${problems} list or EPD problem(s)`);
     for (const l of (doc.lists as { path: string; entries: number }[] | undefined) ?? []) {
-      if (l.entries !== listedCount && primary) fail('health', `${path} says ${l.path} has ${l.entries} entries; the list holds ${listedCount}`);
+      if (l.entries !== listedCount && complete) fail('health', `${path} says ${l.path} has ${l.entries} entries; the list holds ${listedCount}`);
     }
     const built = Date.parse(String(doc.builtAt));
     if (Number.isFinite(built)) {
@@ -405,6 +478,18 @@ async function crawl(target: string, base: string, local: boolean, o: CheckRunOp
     worstUrl: worst ? rel(worst.url) : null,
   };
 
+  // Limits reached: each fails the item it kept from being proven (after health, which counts list problems),
+  // first in its evidence, which is cut at MAX_EVIDENCE lines.
+  ev.list.fail.unshift(...truncated.map((t) => t.message));
+  for (const r of http.log.filter((x) => x.failure === 'too-large')) {
+    truncated.push({ limit: 'max-body-mb', value: limits.maxBodyMB, where: rel(r.url), message: `${rel(r.url)}: ${r.error}` });
+  }
+  if (http.budgetHits) {
+    const t = budgetCut(limits.maxDurationMin, http.budgetHits);
+    truncated.push(t);
+    ev.endpoints.fail.unshift(t.message);
+  }
+
   const items: CheckItem[] = (Object.keys(CHECK_ITEMS) as CheckItemId[]).map((id) => {
     const { fail: f, pass: p } = ev[id];
     const uniq = [...new Set(f)];
@@ -427,7 +512,26 @@ async function crawl(target: string, base: string, local: boolean, o: CheckRunOp
     findings,
     caching,
     timing,
+    limits: { ...limits, network: s.policy.summary },
+    truncated,
   };
+}
+
+function pageCap(list: string, max: number, read: number, total: number | undefined): Truncation {
+  const reported = total !== undefined ? `, the node reports ${total}` : '';
+  const msg = `${list}: stopped after --max-pages ${max} pages (${read} entries read${reported}); the rest was not read or checked`;
+  return { limit: 'max-pages', value: max, where: list, message: `${msg} (raise --max-pages to read it all)` };
+}
+
+function entryCap(list: string, max: number, total: number | undefined): Truncation {
+  const reported = total !== undefined ? ` (the node reports ${total})` : '';
+  const msg = `${list}: stopped at --max-entries ${max}${reported}; the rest was not read or checked (raise --max-entries to check it all)`;
+  return { limit: 'max-entries', value: max, where: list, message: msg };
+}
+
+function budgetCut(minutes: number, requests: number): Truncation {
+  const msg = `the check stopped at its time budget (--max-duration ${minutes} min): ${requests} request(s) not made or cut`;
+  return { limit: 'max-duration', value: minutes, message: `${msg} (raise --max-duration to check everything)` };
 }
 
 function parseXmlList(r: FetchResult): { total?: number; entries: Entry[] } | string {

@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { checkProgressReporter, formatCheckReport } from '../check/format.js';
+import { DEFAULT_LIMITS } from '../check/limits.js';
 import { runCheck, type PathSetChoice } from '../check/run.js';
 import { palette } from '../report/color.js';
 
@@ -21,6 +22,11 @@ export function registerCheck(program: Command, io: CheckIo, setExit: (code: num
     .option('--timeout <seconds>', 'seconds per request attempt', num, 30)
     .option('--retries <n>', 'retries of a failed request (timeouts, 429, 5xx), with exponential backoff (0-5)', int, 2)
     .option('--max-age <days>', "fail when health's builtAt is older than this", num)
+    .option('--max-body-mb <mb>', 'decoded MB of one answer at most; the request is aborted at the cap', int, DEFAULT_LIMITS.maxBodyMB)
+    .option('--max-pages <n>', 'pages read per list at most', int, DEFAULT_LIMITS.maxPages)
+    .option('--max-entries <n>', 'entries read per list at most; only these EPDs are fetched', int, DEFAULT_LIMITS.maxEntries)
+    .option('--max-duration <minutes>', 'time budget; then the check stops, reporting what it left out', num, DEFAULT_LIMITS.maxDurationMin)
+    .option('--allow-private-network', 'connect to loopback, private and link-local addresses even when the checked URL is public')
     .option('-q, --quiet', 'no progress output')
     .addHelpText(
       'after',
@@ -28,23 +34,46 @@ export function registerCheck(program: Command, io: CheckIo, setExit: (code: num
 Checklist: endpoints functional; EPDs valid; health reflects the real state; list complete and consistent;
 content types; CORS; base URL consistent with nodeinfo. Also reported: caching headers, response times.
 
+A node is not trusted: answers, pages, entries and time are capped (a check that hits a cap is not ready and
+says which), and a public node cannot redirect the check to loopback, private or link-local addresses.
+
 Examples:
   $ po-node check https://epd.example.org/node
   $ po-node check site --paths both --json > check-report.json`,
     )
-    .action(async (target: string, o: { paths: PathSetChoice; json?: boolean; concurrency: number; timeout: number; retries: number; maxAge?: number; quiet?: boolean }) => {
+    .action(async (target: string, o: CheckFlags) => {
       const report = await runCheck(target, {
         paths: o.paths,
         concurrency: o.concurrency,
         timeoutS: o.timeout,
         retries: Math.min(5, Math.max(0, o.retries)),
         ...(o.maxAge !== undefined ? { maxAgeDays: o.maxAge } : {}),
+        maxBodyMB: o.maxBodyMb,
+        maxPages: o.maxPages,
+        maxEntries: o.maxEntries,
+        maxDurationMin: o.maxDuration,
+        allowPrivateNetwork: Boolean(o.allowPrivateNetwork),
         onProgress: checkProgressReporter(io.stderr, !o.json && !o.quiet),
       });
       if (o.json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
       else io.stdout.write(`${formatCheckReport(report, palette(io.stdout, io.env))}\n`);
       setExit(report.ready ? 0 : 1);
     });
+}
+
+interface CheckFlags {
+  paths: PathSetChoice;
+  json?: boolean;
+  concurrency: number;
+  timeout: number;
+  retries: number;
+  maxAge?: number;
+  quiet?: boolean;
+  maxBodyMb: number;
+  maxPages: number;
+  maxEntries: number;
+  maxDuration: number;
+  allowPrivateNetwork?: boolean;
 }
 
 function int(v: string): number {

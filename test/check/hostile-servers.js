@@ -1,0 +1,97 @@
+// Malicious servers for `check`: bodies without end, gzip bombs, lists without end, redirects to internal addresses.
+// Everything is generated on the fly while the client reads; nothing large is held in memory or written to disk.
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+const BIN = fileURLToPath(new URL('../../bin/po-node.js', import.meta.url));
+const PRELOAD = fileURLToPath(new URL('./rss-preload.js', import.meta.url));
+const MB = 1024 * 1024;
+
+/** A server on `host` whose answers come from handler(url, req, res); counts connections. */
+export async function startServer(handler, host = '127.0.0.1') {
+  const stats = { connections: 0, requests: 0 };
+  const server = createServer((req, res) => {
+    stats.requests++;
+    handler(new URL(req.url, 'http://x'), req, res);
+  });
+  server.on('connection', () => stats.connections++);
+  await new Promise((ok, ko) => server.once('error', ko).listen(0, host, ok));
+  return {
+    url: `http://${host}:${server.address().port}`,
+    port: server.address().port,
+    stats,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((ok) => server.close(ok));
+    },
+  };
+}
+
+/** Write `chunk` `times` times with backpressure, stopping when the client goes away; res.sent counts bytes. */
+export function stream(res, chunk, times) {
+  let left = times;
+  res.sent = 0;
+  const more = () => {
+    while (left > 0 && !res.destroyed) {
+      left--;
+      res.sent += chunk.length;
+      if (!res.write(chunk)) return void res.once('drain', more);
+    }
+    if (!res.destroyed) res.end();
+  };
+  res.on('close', () => (left = 0));
+  more();
+}
+
+/** An XML list that never ends: `mb` MB of padding, no Content-Length. */
+export function endlessBody(res, mb) {
+  res.writeHead(200, { 'content-type': 'application/xml' });
+  res.write('<?xml version="1.0"?><serviceapi:dataSetList xmlns:serviceapi="http://www.ilcd-network.org/ILCD/ServiceAPI">');
+  stream(res, Buffer.alloc(MB, 0x20), mb);
+}
+
+/** A gzip bomb: one gzip member of 1 MB of spaces (about 1 kB) sent `mb` times; gunzip yields `mb` MB. */
+export function gzipBomb(res, mb) {
+  res.writeHead(200, { 'content-type': 'application/xml', 'content-encoding': 'gzip' });
+  stream(res, gzipSync(Buffer.alloc(MB, 0x20), { level: 9 }), mb);
+}
+
+/** A UUID for entry n of an endless list (never the check's unknown-UUID probe, which is n = 0). */
+export const uuidOf = (n) => `00000000-0000-4000-8000-${(n + 1).toString(16).padStart(12, '0')}`;
+
+/**
+ * A v1 JSON list page as a dynamic node answers it: `total` claimed, entries from startIndex on, pageSize of
+ * them (or `perPage` when given, whatever was asked), each entry new, so paging never ends before `total`.
+ */
+export function listPage(url, res, { total, perPage }) {
+  const start = Number(url.searchParams.get('startIndex') ?? 0);
+  const size = perPage ?? Number(url.searchParams.get('pageSize') ?? 500);
+  const length = Math.max(0, Math.min(size, total - start));
+  const data = Array.from({ length }, (_, i) => ({ uuid: uuidOf(start + i), version: '01.00.000' }));
+  res.writeHead(200, { 'content-type': 'application/json', 'access-control-allow-origin': '*' });
+  res.end(JSON.stringify({ totalCount: total, startIndex: start, pageSize: size, data }));
+}
+
+/**
+ * Run the CLI in a child process; resolves with its exit code, stdout, stderr and peak RSS in MB
+ * (process.resourceUsage().maxRSS of the child, printed by rss-preload.js). Killed after killMs.
+ */
+export function runCli(args, { killMs = 60_000 } = {}) {
+  return new Promise((ok) => {
+    const started = Date.now();
+    const env = { ...process.env, NO_COLOR: '1' };
+    const child = spawn(process.execPath, ['--import', PRELOAD, BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), killMs);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const rss = /^po-node-test maxRSS (\d+)$/m.exec(err);
+      ok({ code, signal, out, err, ms: Date.now() - started, rssMB: rss ? Number(rss[1]) / 1024 : undefined });
+    });
+  });
+}
