@@ -2,20 +2,11 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { main } from '../../dist/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { cleanup, EXAMPLE_DATA, REAL_EPDS, tmp } from '../helpers/index.js';
 import { zipExports } from '../helpers/zip.js';
 
-function stream(isTTY = false) {
-  const s = { isTTY, text: '', write(c) { s.text += String(c); return true; } };
-  return s;
-}
-async function run(args, env = {}, tty = false) {
-  const stdout = stream(tty);
-  const stderr = stream(tty);
-  const code = await main(['node', 'po-node', ...args], { stdout, stderr, env });
-  return { code, out: stdout.text, err: stderr.text };
-}
+const run = runCli;
 
 const IBU = REAL_EPDS.find((e) => e.file.startsWith('ibu'));
 
