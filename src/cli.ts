@@ -118,7 +118,8 @@ Examples:
     });
 
   readOptions(program.command('validate'))
-    .description('Read the inputs as po-node build does (folders, files, ZIP exports; XML safety, ILCD structure, XSD, ECO rules, references) and report; writes no site.')
+    .description('Read the inputs as po-node build does (folders, files, ZIP exports; XML safety, ILCD structure, XSD, ECO rules, '
+      + 'references) and report; writes no site.')
     .option('--json', 'print the report as JSON on stdout (schemas/build-report.schema.json, as build --json)')
     .addOption(new Option('--format <format>', 'report format').choices(['text', 'json', 'github']).default('text'))
     .option('--report <file>', 'also write the full JSON report (every finding, ungrouped) to this file')
@@ -154,7 +155,9 @@ Examples:
         return setExit(result.ok ? 0 : 1);
       }
       io.stdout.write(`${findingsText(result.findings, o, c)}${formatValidateSummary(result, c)}\n`);
-      if (format === 'github') io.stdout.write(formatGithub(shownFindings(result.findings, o).filter((f) => o.verbose || f.severity !== 'info')));
+      if (format === 'github') {
+        io.stdout.write(formatGithub(shownFindings(result.findings, o).filter((f) => o.verbose || f.severity !== 'info')));
+      }
       setExit(result.ok ? 0 : 1);
     });
 

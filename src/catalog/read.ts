@@ -32,7 +32,7 @@ export interface ReadResult {
 }
 
 /**
- * Levels 1-4 on a chunk of files: each is read, parsed and checked, then the chunk goes through the XSD
+ * Levels 1-4 on a chunk of files: each is read, parsed and validated, then the chunk goes through the XSD
  * validator in batches (schemas compiled once per batch). Bad files become findings, never exceptions.
  */
 export async function readChunk(files: readonly InputFile[], opts: ReadOptions): Promise<ReadOutcome[]> {
@@ -77,10 +77,15 @@ async function readOne(file: InputFile, opts: ReadOptions): Promise<ReadResult> 
 
 /**
  * Levels 1, 2 and 4 on the bytes of one document: decode safely, parse, identify, validate. The one path every
- * document takes, whether an input file of build/validate or an EPD the `check` crawler fetched (src/check/validate-epd.ts).
+ * document takes, whether an input file of build/validate or an EPD the `check` crawler fetched
+ * (src/check/validate-epd.ts).
  * Level 3 (XSD) runs on batches of the results. Findings name `file` (path, and entry inside a ZIP).
  */
-export function readDocument(bytes: Uint8Array, file: Pick<InputFile, 'path' | 'entry'>, opts: Omit<ReadOptions, 'maxFileSize' | 'xsdBatchSize'>): ReadResult {
+export function readDocument(
+  bytes: Uint8Array,
+  file: Pick<InputFile, 'path' | 'entry'>,
+  opts: Omit<ReadOptions, 'maxFileSize' | 'xsdBatchSize'>,
+): ReadResult {
   const at = (f: Omit<Finding, 'file'>): Finding => ({ ...findingAt(file), ...f });
   const reject = (findings: Finding[]): ReadResult => ({ outcome: { findings } });
   const decoded = decodeXml(bytes);

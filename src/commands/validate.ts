@@ -22,5 +22,12 @@ export interface ValidateResult {
  */
 export async function validate(opts: ValidateOptions = {}): Promise<ValidateResult> {
   const r = await readStage(opts);
-  return { ok: r.summary.errors === 0, checkedAt: r.now.toISOString(), summary: r.summary, findings: r.findings, references: r.references, config: r.cfg };
+  return {
+    ok: r.summary.errors === 0,
+    checkedAt: r.now.toISOString(),
+    summary: r.summary,
+    findings: r.findings,
+    references: r.references,
+    config: r.cfg,
+  };
 }

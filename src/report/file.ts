@@ -11,7 +11,9 @@ export function reportPath(file: string, cwd: string, outputs: readonly string[]
   const abs = resolve(cwd, file);
   for (const out of outputs) {
     if (isInside(out, abs)) {
-      throw new OutputError(`--report ${file} is inside the output folder ${toDisplay(cwd, out)}/, which a build replaces.`, { hint: 'Write the report next to the site, e.g. --report build-report.json.' });
+      throw new OutputError(`--report ${file} is inside the output folder ${toDisplay(cwd, out)}/, which a build replaces.`, {
+        hint: 'Write the report next to the site, e.g. --report build-report.json.',
+      });
     }
   }
   return abs;
@@ -27,6 +29,9 @@ export function writeReport(abs: string, text: string, cwd: string): void {
   } catch (e) {
     rmSync(tmp, { force: true });
     const code = (e as NodeJS.ErrnoException).code ?? String(e);
-    throw new OutputError(`Cannot write the report ${toDisplay(cwd, abs)} (${code}).`, { hint: 'Check that its folder is writable, or choose another --report path.', cause: e });
+    throw new OutputError(`Cannot write the report ${toDisplay(cwd, abs)} (${code}).`, {
+      hint: 'Check that its folder is writable, or choose another --report path.',
+      cause: e,
+    });
   }
 }

@@ -30,7 +30,9 @@ export function formatGithub(findings: readonly Finding[], opts: { perKind?: num
     if (picked.length < of.length) left.push(`${picked.length} of ${of.length} ${severity === 'info' ? 'notes' : `${severity}s`}`);
   }
   if (left.length) {
-    const msg = `Annotated ${left.join(', ')} (GitHub shows ${cap} of each kind per step); the log lists every finding, grouped, and --report <file> or --json writes them all.`;
+    const msg =
+      `Annotated ${left.join(', ')} (GitHub shows ${cap} of each kind per step); ` +
+      'the log lists every finding, grouped, and --report <file> or --json writes them all.';
     lines.push(`::notice title=po-node::${data(msg)}\n`);
   }
   return lines.join('');

@@ -35,10 +35,14 @@ export function groupFindings(findings: readonly Finding[]): { single: Finding[]
     if (files < 2) continue;
     const first = list[0]!;
     const xpath = list.every((f) => f.xpath === first.xpath) ? first.xpath : undefined;
-    groups.push({ severity: first.severity, ruleId: first.ruleId, message: first.message, findings: list, files, ...(xpath ? { xpath } : {}) });
+    const { severity, ruleId, message } = first;
+    groups.push({ severity, ruleId, message, findings: list, files, ...(xpath ? { xpath } : {}) });
     for (const f of list) grouped.add(f);
   }
-  groups.sort((a, b) => severityRank[a.severity] - severityRank[b.severity] || b.files - a.files || cmp(a.ruleId, b.ruleId) || cmp(a.message, b.message));
+  groups.sort(
+    (a, b) =>
+      severityRank[a.severity] - severityRank[b.severity] || b.files - a.files || cmp(a.ruleId, b.ruleId) || cmp(a.message, b.message),
+  );
   return { single: findings.filter((f) => !grouped.has(f)), groups };
 }
 

@@ -25,5 +25,7 @@ export function buildReportJson(r: BuildResult): string {
 /** Machine-readable `po-node validate` report: the same schema as the build's, nothing written. */
 export function validateReportJson(r: ValidateResult): string {
   const { ok, checkedAt, summary, findings } = r;
-  return `${JSON.stringify({ generator: { name: 'po-node', version: GENERATOR_VERSION }, command: 'validate', ok, written: false, checkedAt, summary, findings }, null, 2)}\n`;
+  const generator = { name: 'po-node', version: GENERATOR_VERSION };
+  const report = { generator, command: 'validate', ok, written: false, checkedAt, summary, findings };
+  return `${JSON.stringify(report, null, 2)}\n`;
 }

@@ -34,7 +34,8 @@ export function formatFindings(findings: readonly Finding[], c: Palette, opts: {
   }
   if (groups.length) {
     const total = groups.reduce((s, g) => s + g.findings.length, 0);
-    out.push(c.bold(`In several files: ${n(total, 'finding')} in ${n(groups.length, 'group')} (every occurrence: --json or --report <file>)`));
+    const head = `In several files: ${n(total, 'finding')} in ${n(groups.length, 'group')}`;
+    out.push(c.bold(`${head} (every occurrence: --json or --report <file>)`));
     for (const g of groups) {
       const first = g.findings.slice(0, FIRST_FILES).map((f) => `${findingFile(f)}${position(f) ? `:${position(f)}` : ''}`);
       const more = g.findings.length > FIRST_FILES ? ', ...' : '';
@@ -81,7 +82,8 @@ export function formatValidateSummary(r: ValidateResult, c: Palette): string {
   const rejected = s.rejected ? c.red(`${s.rejected} rejected`) : '0 rejected';
   const verdict = r.ok ? c.green('No errors.') : c.red(`${n(s.errors, 'error')}: the files above would be rejected by po-node build.`);
   return [
-    `${n(s.files, 'file')} checked: ${n(s.datasets, 'dataset')}, ${c.bold(n(s.epds, 'EPD'))}, ${rejected}, ${s.skipped} skipped, ${s.superseded} superseded`,
+    `${n(s.files, 'file')} validated: ${n(s.datasets, 'dataset')}, ${c.bold(n(s.epds, 'EPD'))}, ${rejected}, ` +
+      `${s.skipped} skipped, ${s.superseded} superseded`,
     ...referencesAndCounts(r.references, s, c),
     verdict,
   ].join('\n');

@@ -23,7 +23,7 @@ export interface DocumentValidationOptions {
 }
 
 /**
- * Checks that run on every parsed dataset after its identity is known (level 2, structure).
+ * Validation of every parsed dataset once its identity is known (level 2, structure; level 4, ECO rules).
  * Errors reject the dataset; warnings are reported and the dataset is still published.
  */
 export function validateDocument(ctx: DocumentContext, opts: DocumentValidationOptions = {}): Finding[] {
