@@ -64,6 +64,7 @@ Docs: README.md (output tree, publishing), docs/rules.md (every finding), schema
     .description('Read ILCD datasets, validate them, and write the static node into the output folder.')
     .option('-o, --out <dir>', 'output folder (default: "out" from the config, else site)')
     .option('--strict', 'exit 1 and write nothing when any dataset is rejected (for CI)')
+    .option('--no-zip-export', 'no per-EPD ZIP exports (resource/processes/<uuid>/zipexport): faster, smaller sites when no client needs them')
     .option('--clean', 'full rebuild: ignore the incremental-build cache, and replace the output folder even if po-node did not create it (its contents are deleted)')
     .option('--json', 'print the build report as JSON on stdout (schemas/build-report.schema.json)')
     .option('--report <file>', 'also write the full JSON report (every finding, ungrouped) to this file')
@@ -92,7 +93,7 @@ Examples:
   $ po-node build ILCD/ --out site --base-url https://epd.example.org/node
   $ po-node build --config po-node.config.json --strict --json > build-report.json`,
     )
-    .action(async (inputs: string[], o: { out?: string; strict?: boolean; clean?: boolean; json?: boolean; quiet?: boolean; verbose?: boolean; host?: string; deployOut?: string } & ReadFlags) => {
+    .action(async (inputs: string[], o: { out?: string; strict?: boolean; zipExport?: boolean; clean?: boolean; json?: boolean; quiet?: boolean; verbose?: boolean; host?: string; deployOut?: string } & ReadFlags) => {
       const c = palette(io.stderr, io.env);
       const opts: BuildOptions = {
         inputs,
@@ -100,13 +101,17 @@ Examples:
       };
       if (o.out) opts.out = o.out;
       if (o.strict) opts.strict = true;
+      if (o.zipExport === false) opts.zipExport = false;
       if (o.clean) opts.clean = true;
       if (o.host) opts.hosts = [o.host];
       if (o.deployOut) opts.deployOut = o.deployOut;
       applyReadFlags(opts, o);
-      // Refuse a report path inside the folders the build replaces before reading anything.
-      const cfg = o.report ? loadConfig(opts) : undefined;
-      const report = o.report && cfg ? reportPath(o.report, process.cwd(), [cfg.out, cfg.deploy.out]) : undefined;
+      let report: string | undefined;
+      if (o.report) {
+        // Refuse a report path inside the folders the build replaces before reading anything.
+        const cfg = loadConfig(opts);
+        report = reportPath(o.report, process.cwd(), [cfg.out, cfg.deploy.out]);
+      }
       const result = await build(opts);
       if (report) writeReport(report, buildReportJson(result), process.cwd());
       if (o.json) {
@@ -135,7 +140,7 @@ Formats:
           and the first files; coloured on a terminal (NO_COLOR respected)
   json    every finding (schemas/build-report.schema.json)
   github  the text report for the log, then workflow annotations within what GitHub shows per step (10 errors,
-          10 warnings, 10 notices): one per distinct message first, and a notice counting what was left out
+          10 warnings, 10 notices): one per rule first, then per message, and a notice counting what was left out
 Every rule: docs/rules.md.
 
 Examples:
@@ -197,7 +202,6 @@ interface ReadFlags {
   config?: string;
   baseUrl?: string;
   requireDependencies?: boolean;
-  zipExport?: boolean;
   report?: string;
   level?: number;
   xsd?: boolean;
@@ -205,12 +209,11 @@ interface ReadFlags {
   maxFileSize?: number;
 }
 
-/** Commander sets zipExport/xsd/rules to true by default; only an explicit --no-* may override the config. */
+/** Commander sets xsd/rules (and zipExport) to true by default; only an explicit --no-* may override the config. */
 function applyReadFlags(opts: ConfigOverrides, o: ReadFlags): void {
   if (o.config) opts.config = o.config;
   if (o.baseUrl) opts.baseUrl = o.baseUrl;
   if (o.requireDependencies) opts.requireDependencies = true;
-  if (o.zipExport === false) opts.zipExport = false;
   if (o.level !== undefined) opts.level = o.level;
   if (o.xsd === false) opts.xsd = false;
   if (o.rules === false) opts.rules = false;
@@ -224,7 +227,6 @@ function readOptions(cmd: Command): Command {
     .option('-c, --config <file>', 'po-node.config.json with node information and settings (default: ./po-node.config.json when present)')
     .option('-b, --base-url <url>', 'public base URL of the node, e.g. https://epd.example.org/node')
     .option('--require-dependencies', 'a reference of a published EPD missing from the input is an error, not a warning')
-    .option('--no-zip-export', 'no per-EPD ZIP exports (resource/processes/<uuid>/zipexport): faster, smaller sites when no client needs them')
     .option('--level <n>', 'highest validation level: 1 index fields only (fastest), 2 structure, 3 XSD, 4 ECO rules (default 4)', parseNumber)
     .option('--no-xsd', 'skip XSD validation (level 3)')
     .option('--no-rules', 'skip the ECO data-definition rules (level 4)')

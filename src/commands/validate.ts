@@ -21,7 +21,8 @@ export interface ValidateResult {
  * the same findings. No cache is read or written: the result never depends on an earlier build.
  */
 export async function validate(opts: ValidateOptions = {}): Promise<ValidateResult> {
-  const r = await readStage(opts);
+  // Nothing is written, so no per-EPD ZIP closures are kept; findings do not depend on them.
+  const r = await readStage({ ...opts, zipExport: false });
   return {
     ok: r.summary.errors === 0,
     checkedAt: r.now.toISOString(),

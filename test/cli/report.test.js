@@ -83,10 +83,10 @@ test('--format github: the grouped log, then at most 10 annotations of each kind
   assert.match(notices[0], /^::notice title=po-node::Annotated 10 of \d+ warnings \(GitHub shows 10 of each kind per step\)/);
 });
 
-test('formatGithub: errors by distinct message first, each kind capped, nothing left out when under the cap', () => {
+test('formatGithub: one annotation per rule, then per message, each kind capped, nothing left out when under the cap', () => {
   const f = (severity, ruleId, message, file) => ({ ruleId, severity, file, message });
   const many = [
-    ...Array.from({ length: 20 }, (_, i) => f('error', 'xsd-invalid', 'Element x: not expected.', `a${i}.xml`)),
+    ...Array.from({ length: 20 }, (_, i) => f('error', 'xsd-invalid', `Element x${i % 12}: not expected.`, `a${i}.xml`)),
     ...Array.from({ length: 5 }, (_, i) => f('error', 'eco-subtype', 'Bad subType.', `b${i}.xml`)),
     f('error', 'process-name', 'No name.', 'c.xml'),
     ...Array.from({ length: 12 }, (_, i) => f('info', 'dataset-duplicate', `Copy ${i}.`, `d${i}.xml`)),
@@ -98,6 +98,8 @@ test('formatGithub: errors by distinct message first, each kind capped, nothing 
   const notices = out.filter((l) => l.startsWith('::notice '));
   assert.is(notices.length, 10);
   assert.match(notices.at(-1), '::notice title=po-node::Annotated 10 of 26 errors, 9 of 12 notes');
+  // 12 distinct XSD messages, more frequent than the one missing name: still every rule is annotated.
+  assert.is(errors.filter((l) => l.includes('title=xsd-invalid')).length, 8);
   const few = formatGithub(many.slice(20, 23));
   assert.is(few.split('\n').filter(Boolean).length, 3);
   assert.not.match(few, 'title=po-node');
