@@ -1,12 +1,13 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { build, type BuildOptions } from './build.js';
 import { registerCheck } from './commands/check.js';
-import { validate, type ValidateOptions } from './check.js';
-import type { ConfigOverrides } from './config/load.js';
+import { validate, type ValidateOptions } from './commands/validate.js';
+import { loadConfig, type ConfigOverrides } from './config/load.js';
 import { formatGithub } from './report/github.js';
 import { PoNodeError } from './errors.js';
 import type { Finding } from './findings.js';
 import { palette, type Palette } from './report/color.js';
+import { reportPath, writeReport } from './report/file.js';
 import { buildReportJson, validateReportJson } from './report/json.js';
 import { progressReporter } from './report/progress.js';
 import { formatBuildSummary, formatFindings, formatValidateSummary } from './report/text.js';
@@ -59,17 +60,14 @@ Examples:
 Docs: README.md (output tree, publishing), docs/rules.md (every finding), schemas/ (JSON Schemas).`,
     );
 
-  validationOptions(program.command('build'))
-    .description('Read ILCD datasets, check them, and write the static node into the output folder.')
-    .argument('[inputs...]', 'folders, files or quoted glob patterns holding ILCD XML (default: "inputs" from the config)')
+  readOptions(program.command('build'))
+    .description('Read ILCD datasets, validate them, and write the static node into the output folder.')
     .option('-o, --out <dir>', 'output folder (default: "out" from the config, else site)')
-    .option('-c, --config <file>', 'po-node.config.json with node information and settings (default: ./po-node.config.json when present)')
-    .option('-b, --base-url <url>', 'public base URL of the node, e.g. https://epd.example.org/node')
     .option('--strict', 'exit 1 and write nothing when any dataset is rejected (for CI)')
-    .option('--require-dependencies', 'a reference of a published EPD missing from the input is an error, not a warning')
     .option('--no-zip-export', 'no per-EPD ZIP exports (resource/processes/<uuid>/zipexport): faster, smaller sites when no client needs them')
     .option('--clean', 'full rebuild: ignore the incremental-build cache, and replace the output folder even if po-node did not create it (its contents are deleted)')
     .option('--json', 'print the build report as JSON on stdout (schemas/build-report.schema.json)')
+    .option('--report <file>', 'also write the full JSON report (every finding, ungrouped) to this file')
     .option('--host <names>', 'also emit configuration for hosts, comma-separated: nginx, apache, netlify, cloudflare-pages, github-pages, s3-cloudfront (docs/hosting.md)')
     .option('--deploy-out <dir>', 'folder for host configs that are not published (default: <out>-deploy)')
     .option('-q, --quiet', 'print only errors and the summary')
@@ -77,6 +75,9 @@ Docs: README.md (output tree, publishing), docs/rules.md (every finding), schema
     .addHelpText(
       'after',
       `
+Findings: those of one file are listed under it; the same rule and message in several files is one entry with the
+count and the first files. --json and --report <file> list every occurrence.
+
 Output (see README.md for the URL each file answers):
   resource/processes/index.xml   EPD list, soda4LCA XML (the default representation)
   resource/processes/index.json  EPD list, soda4LCA JSON (format=json)
@@ -92,23 +93,27 @@ Examples:
   $ po-node build ILCD/ --out site --base-url https://epd.example.org/node
   $ po-node build --config po-node.config.json --strict --json > build-report.json`,
     )
-    .action(async (inputs: string[], o: { out?: string; config?: string; baseUrl?: string; strict?: boolean; requireDependencies?: boolean; zipExport?: boolean; clean?: boolean; json?: boolean; quiet?: boolean; verbose?: boolean; host?: string; deployOut?: string } & LevelFlags) => {
+    .action(async (inputs: string[], o: { out?: string; strict?: boolean; zipExport?: boolean; clean?: boolean; json?: boolean; quiet?: boolean; verbose?: boolean; host?: string; deployOut?: string } & ReadFlags) => {
       const c = palette(io.stderr, io.env);
       const opts: BuildOptions = {
         inputs,
         onProgress: progressReporter(io.stderr, !o.json && !o.quiet),
       };
       if (o.out) opts.out = o.out;
-      if (o.config) opts.config = o.config;
-      if (o.baseUrl) opts.baseUrl = o.baseUrl;
       if (o.strict) opts.strict = true;
-      if (o.requireDependencies) opts.requireDependencies = true;
       if (o.zipExport === false) opts.zipExport = false;
       if (o.clean) opts.clean = true;
       if (o.host) opts.hosts = [o.host];
       if (o.deployOut) opts.deployOut = o.deployOut;
-      applyLevelFlags(opts, o);
+      applyReadFlags(opts, o);
+      let report: string | undefined;
+      if (o.report) {
+        // Refuse a report path inside the folders the build replaces before reading anything.
+        const cfg = loadConfig(opts);
+        report = reportPath(o.report, process.cwd(), [cfg.out, cfg.deploy.out]);
+      }
       const result = await build(opts);
+      if (report) writeReport(report, buildReportJson(result), process.cwd());
       if (o.json) {
         io.stdout.write(buildReportJson(result));
       } else {
@@ -117,35 +122,47 @@ Examples:
       setExit(result.ok ? 0 : 1);
     });
 
-  validationOptions(program.command('validate'))
-    .description('Run every check of a build (safe XML, ILCD structure, XSD, ECO rules) and report; writes nothing.')
-    .argument('[inputs...]', 'folders, files or quoted glob patterns holding ILCD XML (default: "inputs" from the config)')
-    .option('-c, --config <file>', 'po-node.config.json (for inputs, limits and validation settings; default: ./po-node.config.json when present)')
-    .option('--json', 'print the report as JSON on stdout')
+  readOptions(program.command('validate'))
+    .description('Read the inputs as po-node build does (folders, files, ZIP exports; XML safety, ILCD structure, XSD, ECO rules, '
+      + 'references) and report; writes no site.')
+    .option('--json', 'print the report as JSON on stdout (schemas/build-report.schema.json, as build --json)')
     .addOption(new Option('--format <format>', 'report format').choices(['text', 'json', 'github']).default('text'))
+    .option('--report <file>', 'also write the full JSON report (every finding, ungrouped) to this file')
     .option('-q, --quiet', 'print only errors and the summary')
     .addOption(new Option('--verbose', 'also list informational findings').conflicts('quiet'))
     .addHelpText(
       'after',
       `
 Exit codes: 0 no errors (warnings allowed); 1 at least one error; 2 usage, config or I/O error.
-Formats: text (grouped by file, coloured on a terminal, NO_COLOR respected), json, github (workflow annotations).
+validate is po-node build without the write: the same inputs, flags and config give the same findings.
+Formats:
+  text    findings of one file under it; the same rule and message in several files as one entry with the count
+          and the first files; coloured on a terminal (NO_COLOR respected)
+  json    every finding (schemas/build-report.schema.json)
+  github  the text report for the log, then workflow annotations within what GitHub shows per step (10 errors,
+          10 warnings, 10 notices): one per rule first, then per message, and a notice counting what was left out
 Every rule: docs/rules.md.
 
 Examples:
-  $ po-node validate ILCD/
-  $ po-node validate data/ --format github     # in a GitHub Actions step`,
+  $ po-node validate ILCD/ export.zip
+  $ po-node validate data/ --format github --report po-node-report.json     # in a GitHub Actions step`,
     )
-    .action(async (inputs: string[], o: { config?: string; json?: boolean; format: string; quiet?: boolean; verbose?: boolean } & LevelFlags) => {
+    .action(async (inputs: string[], o: { json?: boolean; format: string; quiet?: boolean; verbose?: boolean } & ReadFlags) => {
       const c = palette(io.stdout, io.env);
       const format = o.json ? 'json' : o.format;
       const opts: ValidateOptions = { inputs };
-      if (o.config) opts.config = o.config;
-      applyLevelFlags(opts, o);
+      applyReadFlags(opts, o);
+      const report = o.report ? reportPath(o.report, process.cwd(), []) : undefined;
       const result = await validate(opts);
-      if (format === 'json') io.stdout.write(validateReportJson(result));
-      else if (format === 'github') io.stdout.write(formatGithub(shownFindings(result.findings, o).filter((f) => o.verbose || f.severity !== 'info')));
-      else io.stdout.write(`${findingsText(result.findings, o, c)}${formatValidateSummary(result, c)}\n`);
+      if (report) writeReport(report, validateReportJson(result), process.cwd());
+      if (format === 'json') {
+        io.stdout.write(validateReportJson(result));
+        return setExit(result.ok ? 0 : 1);
+      }
+      io.stdout.write(`${findingsText(result.findings, o, c)}${formatValidateSummary(result, c)}\n`);
+      if (format === 'github') {
+        io.stdout.write(formatGithub(shownFindings(result.findings, o).filter((f) => o.verbose || f.severity !== 'info')));
+      }
       setExit(result.ok ? 0 : 1);
     });
 
@@ -181,24 +198,35 @@ search=true with name=<terms> (every term, any case); version=<NN.NN.NNN> on /re
   return program;
 }
 
-interface LevelFlags {
+interface ReadFlags {
+  config?: string;
+  baseUrl?: string;
+  requireDependencies?: boolean;
+  report?: string;
   level?: number;
   xsd?: boolean;
   rules?: boolean;
   maxFileSize?: number;
 }
 
-/** Commander sets xsd/rules to true by default; only an explicit --no-* may override the config. */
-function applyLevelFlags(opts: ConfigOverrides, o: LevelFlags): void {
+/** Commander sets xsd/rules (and zipExport) to true by default; only an explicit --no-* may override the config. */
+function applyReadFlags(opts: ConfigOverrides, o: ReadFlags): void {
+  if (o.config) opts.config = o.config;
+  if (o.baseUrl) opts.baseUrl = o.baseUrl;
+  if (o.requireDependencies) opts.requireDependencies = true;
   if (o.level !== undefined) opts.level = o.level;
   if (o.xsd === false) opts.xsd = false;
   if (o.rules === false) opts.rules = false;
   if (o.maxFileSize !== undefined) opts.maxFileSizeMB = o.maxFileSize;
 }
 
-/** The validation switches build and validate share. */
-function validationOptions(cmd: Command): Command {
+/** Inputs, config and the switches of the read stage (src/pipeline/read.ts), which build and validate share. */
+function readOptions(cmd: Command): Command {
   return cmd
+    .argument('[inputs...]', 'folders, files, ILCD ZIP exports or quoted glob patterns (default: "inputs" from the config)')
+    .option('-c, --config <file>', 'po-node.config.json with node information and settings (default: ./po-node.config.json when present)')
+    .option('-b, --base-url <url>', 'public base URL of the node, e.g. https://epd.example.org/node')
+    .option('--require-dependencies', 'a reference of a published EPD missing from the input is an error, not a warning')
     .option('--level <n>', 'highest validation level: 1 index fields only (fastest), 2 structure, 3 XSD, 4 ECO rules (default 4)', parseNumber)
     .option('--no-xsd', 'skip XSD validation (level 3)')
     .option('--no-rules', 'skip the ECO data-definition rules (level 4)')

@@ -7,7 +7,7 @@ import { decodeXml } from '../parse/safety.js';
 import { readIndexOnly } from '../parse/body.js';
 import { parseXml, type ParseResult } from '../parse/xml.js';
 import { findingAt, type InputFile } from '../read/inputs.js';
-import { checkDocument } from '../validate/run.js';
+import { validateDocument } from '../validate/run.js';
 import { validateXsd, type XsdItem } from '../validate/xsd.js';
 
 /** What reading one input produced; the same shape the incremental-build cache keeps. Accepted when header and sha256 are set. */
@@ -24,7 +24,7 @@ export interface ReadOptions {
   xsdBatchSize?: number;
 }
 
-interface ReadResult {
+export interface ReadResult {
   outcome: ReadOutcome;
   /** Decoded text and header of a parsed dataset (accepted or rejected by checks), for XSD validation. */
   text?: string;
@@ -32,7 +32,7 @@ interface ReadResult {
 }
 
 /**
- * Levels 1-4 on a chunk of files: each is read, parsed and checked, then the chunk goes through the XSD
+ * Levels 1-4 on a chunk of files: each is read, parsed and validated, then the chunk goes through the XSD
  * validator in batches (schemas compiled once per batch). Bad files become findings, never exceptions.
  */
 export async function readChunk(files: readonly InputFile[], opts: ReadOptions): Promise<ReadOutcome[]> {
@@ -72,6 +72,22 @@ async function readOne(file: InputFile, opts: ReadOptions): Promise<ReadResult> 
   if (bytes.length > opts.maxFileSize) {
     return reject([at({ ruleId: 'input-too-large', severity: 'error', message: `The file is ${mb(bytes.length)} MB, over the ${mb(opts.maxFileSize)} MB limit.` })]);
   }
+  return readDocument(bytes, file, opts);
+}
+
+/**
+ * Levels 1, 2 and 4 on the bytes of one document: decode safely, parse, identify, validate. The one path every
+ * document takes, whether an input file of build/validate or an EPD the `check` crawler fetched
+ * (src/check/validate-epd.ts).
+ * Level 3 (XSD) runs on batches of the results. Findings name `file` (path, and entry inside a ZIP).
+ */
+export function readDocument(
+  bytes: Uint8Array,
+  file: Pick<InputFile, 'path' | 'entry'>,
+  opts: Omit<ReadOptions, 'maxFileSize' | 'xsdBatchSize'>,
+): ReadResult {
+  const at = (f: Omit<Finding, 'file'>): Finding => ({ ...findingAt(file), ...f });
+  const reject = (findings: Finding[]): ReadResult => ({ outcome: { findings } });
   const decoded = decodeXml(bytes);
   if (!decoded.ok) return reject([at(decoded.finding)]);
   const v = opts.validation;
@@ -93,7 +109,7 @@ async function readOne(file: InputFile, opts: ReadOptions): Promise<ReadResult> 
   const header = extracted.dataset;
   if (quick) header.references = quick.references(header.references);
   // Checks see the entry name (file-name rules), findings get archive + entry.
-  const findings = checkDocument(
+  const findings = validateDocument(
     { file: file.entry ?? file.path, text: decoded.text, root: parsed.root, dataset: header, ...(quick ? { body: quick.body } : {}) },
     { rules: v?.rules ?? true, disabledRules: v?.disabledRules ?? [], ...(opts.now ? { now: opts.now } : {}) },
   ).map((f) => ({ ...f, ...findingAt(file) }));

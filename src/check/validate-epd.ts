@@ -1,8 +1,6 @@
+import { readDocument } from '../catalog/read.js';
 import type { Finding } from '../findings.js';
-import { extractDataset, type DatasetHeader } from '../parse/extract.js';
-import { decodeXml } from '../parse/safety.js';
-import { parseXml } from '../parse/xml.js';
-import { checkDocument } from '../validate/run.js';
+import type { DatasetHeader } from '../parse/extract.js';
 import { validateXsd, type XsdItem } from '../validate/xsd.js';
 
 export interface EpdValidation {
@@ -12,23 +10,15 @@ export interface EpdValidation {
 }
 
 /**
- * Validate one fetched EPD with the same checks `build` runs on an input file: safety, structure, ECO rules
- * and XSD. The single entry point `check` uses.
+ * Validate one fetched EPD as `build` and `validate` do an input file: the same single-document read
+ * (src/catalog/read.ts readDocument: safety, structure, ECO rules), then the XSD. The single entry point `check` uses.
  */
 export async function validateFetchedEpd(bytes: Uint8Array, file: string): Promise<EpdValidation> {
-  const decoded = decodeXml(bytes);
-  if (!decoded.ok) return { findings: [{ ...decoded.finding, file }] };
-  const parsed = parseXml(decoded.text);
-  if (!parsed.ok) {
-    return {
-      findings: [{ ruleId: 'xml-malformed', severity: 'error', file, ...(parsed.line ? { line: parsed.line } : {}), ...(parsed.col ? { col: parsed.col } : {}), message: `The XML is not well-formed: ${parsed.message}` }],
-    };
-  }
-  const ex = extractDataset(parsed.root);
-  if (!ex.ok) return { findings: ex.findings.map((f) => ({ ...f, file })) };
-  const findings = checkDocument({ file, text: decoded.text, root: parsed.root, dataset: ex.dataset });
-  findings.push(...(await xsdBatcher.validate({ file, text: decoded.text, header: ex.dataset })));
-  return { dataset: ex.dataset, findings };
+  const r = readDocument(bytes, { path: file }, {});
+  const findings = r.outcome.findings;
+  if (r.text === undefined || !r.header) return { findings };
+  findings.push(...(await xsdBatcher.validate({ file, text: r.text, header: r.header })));
+  return { dataset: r.header, findings };
 }
 
 /**

@@ -1,12 +1,13 @@
 import type { BuildResult } from '../build.js';
-import type { ValidateResult } from '../check.js';
+import type { ValidateResult } from '../commands/validate.js';
 import { GENERATOR_VERSION } from '../version.js';
 
-/** Machine-readable build report (schemas/build-report.schema.json). */
+/** Machine-readable build report (schemas/build-report.schema.json): every finding, ungrouped. */
 export function buildReportJson(r: BuildResult): string {
   return `${JSON.stringify(
     {
       generator: { name: 'po-node', version: GENERATOR_VERSION },
+      command: 'build',
       ok: r.ok,
       written: r.written,
       out: r.outDisplay,
@@ -21,8 +22,10 @@ export function buildReportJson(r: BuildResult): string {
   )}\n`;
 }
 
-/** Machine-readable `po-node validate` report: the counts and every finding. */
+/** Machine-readable `po-node validate` report: the same schema as the build's, nothing written. */
 export function validateReportJson(r: ValidateResult): string {
-  const { ok, files, datasets, epds, rejected, errors, warnings, findings } = r;
-  return `${JSON.stringify({ generator: { name: 'po-node', version: GENERATOR_VERSION }, ok, summary: { files, datasets, epds, rejected, errors, warnings }, findings }, null, 2)}\n`;
+  const { ok, checkedAt, summary, findings } = r;
+  const generator = { name: 'po-node', version: GENERATOR_VERSION };
+  const report = { generator, command: 'validate', ok, written: false, checkedAt, summary, findings };
+  return `${JSON.stringify(report, null, 2)}\n`;
 }

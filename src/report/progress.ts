@@ -1,4 +1,4 @@
-import type { ProgressEvent } from '../build.js';
+import type { ProgressEvent } from '../pipeline/read.js';
 
 /**
  * On a TTY: one self-overwriting line. Elsewhere (CI logs): one line per phase, nothing per file.
@@ -17,7 +17,7 @@ export function progressReporter(stream: NodeJS.WriteStream, enabled: boolean): 
         break;
       case 'read': {
         if (!tty) {
-          if (e.done === e.total) stream.write(`po-node: read and checked ${e.total} XML files\n`);
+          if (e.done === e.total) stream.write(`po-node: read and validated ${e.total} XML files\n`);
           break;
         }
         const now = Date.now();

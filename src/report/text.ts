@@ -1,31 +1,61 @@
 import type { BuildResult } from '../build.js';
-import type { ValidateResult } from '../check.js';
+import type { ValidateResult } from '../commands/validate.js';
 import type { Finding } from '../findings.js';
+import type { ReferenceReport } from '../catalog/references.js';
 import type { Palette } from './color.js';
+import { findingFile, groupFindings } from './groups.js';
 
-/** Findings grouped by file, one line each: `  line:col  severity  message  rule-id`. */
+/** Locations of a group shown in the text report; the rest are counted. */
+const FIRST_FILES = 3;
+
+/**
+ * Findings seen in one file only, by file, one line each: `  line:col  severity  message  rule-id`. Then findings
+ * with the same rule and message in several files, one entry each with its count and first files
+ * (src/report/groups.ts): the text stays readable on thousands of EPDs; --json and --report list every occurrence.
+ */
 export function formatFindings(findings: readonly Finding[], c: Palette, opts: { showInfo?: boolean } = {}): string {
   const shown = findings.filter((f) => opts.showInfo || f.severity !== 'info');
-  const groups = new Map<string, Finding[]>();
-  for (const f of shown) {
-    const key = f.file ? (f.entry ? `${f.file}!${f.entry}` : f.file) : '(configuration)';
-    const g = groups.get(key);
+  const { single, groups } = groupFindings(shown);
+  const byFile = new Map<string, Finding[]>();
+  for (const f of single) {
+    const key = findingFile(f);
+    const g = byFile.get(key);
     if (g) g.push(f);
-    else groups.set(key, [f]);
+    else byFile.set(key, [f]);
   }
   const out: string[] = [];
-  for (const [file, list] of groups) {
+  for (const [file, list] of byFile) {
     out.push(c.bold(file));
     for (const f of list) {
-      // libxml2 gives no column: show the line alone rather than a made-up 0.
-      const pos = f.line ? (f.col ? `${f.line}:${f.col}` : `${f.line}`) : '';
-      const sev = f.severity === 'error' ? c.red('error  ') : f.severity === 'warning' ? c.yellow('warning') : c.dim('info   ');
-      out.push(`  ${pos.padEnd(8)} ${sev}  ${f.message}  ${c.dim(f.ruleId)}`);
+      out.push(`  ${position(f).padEnd(8)} ${severity(f, c)}  ${f.message}  ${c.dim(f.ruleId)}`);
       if (f.xpath) out.push(`  ${''.padEnd(8)}          ${c.dim(`at ${f.xpath}`)}`);
     }
     out.push('');
   }
+  if (groups.length) {
+    const total = groups.reduce((s, g) => s + g.findings.length, 0);
+    const head = `In several files: ${n(total, 'finding')} in ${n(groups.length, 'group')}`;
+    out.push(c.bold(`${head} (every occurrence: --json or --report <file>)`));
+    for (const g of groups) {
+      const first = g.findings.slice(0, FIRST_FILES).map((f) => `${findingFile(f)}${position(f) ? `:${position(f)}` : ''}`);
+      const more = g.findings.length > FIRST_FILES ? ', ...' : '';
+      const times = g.findings.length > g.files ? `${count(g.findings.length)} times in ` : '';
+      out.push(`  ${severity(g.findings[0]!, c)}  ${g.message}  ${c.dim(g.ruleId)}`);
+      out.push(`           ${times}${count(g.files)} files: ${first.join(', ')}${more}`);
+      if (g.xpath) out.push(`           ${c.dim(`at ${g.xpath}`)}`);
+    }
+    out.push('');
+  }
   return out.join('\n');
+}
+
+// libxml2 gives no column: show the line alone rather than a made-up 0.
+function position(f: Finding): string {
+  return f.line ? (f.col ? `${f.line}:${f.col}` : `${f.line}`) : '';
+}
+
+function severity(f: Finding, c: Palette): string {
+  return f.severity === 'error' ? c.red('error  ') : f.severity === 'warning' ? c.yellow('warning') : c.dim('info   ');
 }
 
 /** The end-of-build summary a person reads first. */
@@ -34,12 +64,7 @@ export function formatBuildSummary(r: BuildResult, c: Palette): string {
   const lines: string[] = [];
   const rejected = s.rejected ? c.red(`${s.rejected} rejected`) : '0 rejected';
   lines.push(`${n(s.files, 'file')} read: ${n(s.datasets, 'dataset')}, ${c.bold(n(s.epds, 'EPD'))} listed, ${rejected}, ${s.skipped} skipped, ${s.superseded} superseded`);
-  const refs = r.references;
-  if (refs.total) {
-    const miss = refs.missing ? c.yellow(`${refs.missing} missing`) : '0 missing';
-    lines.push(`References of the EPDs: ${refs.resolved} of ${refs.total} resolved, ${miss}${refs.external ? `, ${refs.external} web links not checked` : ''} (docs/dependencies.md)`);
-  }
-  lines.push(`${s.errors ? c.red(n(s.errors, 'error')) : '0 errors'}, ${s.warnings ? c.yellow(n(s.warnings, 'warning')) : '0 warnings'}`);
+  lines.push(...referencesAndCounts(r.references, s, c));
   if (r.written) {
     const status = r.status === 'ok' ? c.green('ok') : r.status === 'degraded' ? c.yellow('degraded') : c.red(r.status);
     lines.push(`Site written to ${c.bold(`${r.outDisplay}/`)} (health: ${status}) in ${(r.durationMs / 1000).toFixed(2)} s`);
@@ -51,14 +76,36 @@ export function formatBuildSummary(r: BuildResult, c: Palette): string {
   return lines.join('\n');
 }
 
-/** The closing lines of `po-node validate`. */
+/** The closing lines of `po-node validate`: the counts of the build's read stage and a verdict. */
 export function formatValidateSummary(r: ValidateResult, c: Palette): string {
-  const rejected = r.rejected ? c.red(`${r.rejected} rejected`) : '0 rejected';
-  const verdict = r.ok ? c.green('No errors.') : c.red(`${r.errors} error(s): the files above would be rejected by po-node build.`);
-  return `${n(r.files, 'file')} checked: ${n(r.datasets, 'dataset')}, ${c.bold(n(r.epds, 'EPD'))}, ${rejected}\n${r.errors ? c.red(n(r.errors, 'error')) : '0 errors'}, ${r.warnings ? c.yellow(n(r.warnings, 'warning')) : '0 warnings'}\n${verdict}`;
+  const s = r.summary;
+  const rejected = s.rejected ? c.red(`${s.rejected} rejected`) : '0 rejected';
+  const verdict = r.ok ? c.green('No errors.') : c.red(`${n(s.errors, 'error')}: the files above would be rejected by po-node build.`);
+  return [
+    `${n(s.files, 'file')} validated: ${n(s.datasets, 'dataset')}, ${c.bold(n(s.epds, 'EPD'))}, ${rejected}, ` +
+      `${s.skipped} skipped, ${s.superseded} superseded`,
+    ...referencesAndCounts(r.references, s, c),
+    verdict,
+  ].join('\n');
+}
+
+/** Reference resolution (when an EPD has references) and the error and warning counts, as build and validate show them. */
+function referencesAndCounts(refs: ReferenceReport, s: { errors: number; warnings: number }, c: Palette): string[] {
+  const lines: string[] = [];
+  if (refs.total) {
+    const miss = refs.missing ? c.yellow(`${refs.missing} missing`) : '0 missing';
+    lines.push(`References of the EPDs: ${refs.resolved} of ${refs.total} resolved, ${miss}${refs.external ? `, ${refs.external} web links not checked` : ''} (docs/dependencies.md)`);
+  }
+  lines.push(`${s.errors ? c.red(n(s.errors, 'error')) : '0 errors'}, ${s.warnings ? c.yellow(n(s.warnings, 'warning')) : '0 warnings'}`);
+  return lines;
 }
 
 /** "1 file", "2 files". */
 function n(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/** 3000 → "3,000": the same on every machine. */
+function count(k: number): string {
+  return String(k).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }

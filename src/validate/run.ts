@@ -15,7 +15,7 @@ export interface DocumentContext {
   dataset: DatasetHeader;
 }
 
-export interface CheckOptions {
+export interface DocumentValidationOptions {
   /** Level 4: ECO data-definition rules on EPD processes (default on). */
   rules?: boolean;
   disabledRules?: readonly string[];
@@ -23,10 +23,10 @@ export interface CheckOptions {
 }
 
 /**
- * Checks that run on every parsed dataset after its identity is known (level 2, structure).
+ * Validation of every parsed dataset once its identity is known (level 2, structure; level 4, ECO rules).
  * Errors reject the dataset; warnings are reported and the dataset is still published.
  */
-export function checkDocument(ctx: DocumentContext, opts: CheckOptions = {}): Finding[] {
+export function validateDocument(ctx: DocumentContext, opts: DocumentValidationOptions = {}): Finding[] {
   const findings: Finding[] = [];
   const { dataset, file } = ctx;
   // soda4LCA exports name files <uuid>_<version>.xml; a different UUID there means a renamed or mixed-up file.

@@ -6,7 +6,7 @@ import { extractDataset } from '../../dist/parse/extract.js';
 import { decodeXml } from '../../dist/parse/safety.js';
 import { parseXml } from '../../dist/parse/xml.js';
 import { RULES } from '../../dist/rules/index.js';
-import { checkDocument } from '../../dist/validate/run.js';
+import { validateDocument } from '../../dist/validate/run.js';
 import { EXAMPLE_DATA, REAL_EPDS } from '../helpers/index.js';
 
 const IBU = readFileSync(join(EXAMPLE_DATA, REAL_EPDS.find((e) => e.file.startsWith('ibu')).file), 'utf8');
@@ -18,7 +18,7 @@ function eco(text, now = NOW) {
   const p = parseXml(d.text);
   const e = extractDataset(p.root);
   assert.ok(e.ok, 'fixture must stay a dataset');
-  return checkDocument({ file: 'x.xml', text: d.text, root: p.root, dataset: e.dataset }, { now }).filter((f) => f.ruleId.startsWith('eco-'));
+  return validateDocument({ file: 'x.xml', text: d.text, root: p.root, dataset: e.dataset }, { now }).filter((f) => f.ruleId.startsWith('eco-'));
 }
 const only = (fs, id) => fs.filter((f) => f.ruleId === id);
 const lineOf = (text, needle) => text.slice(0, text.indexOf(needle)).split('\n').length;
@@ -132,12 +132,12 @@ test('rules are skipped for non-EPD processes and can be disabled', () => {
   const t = IBU.replace(/<common:registrationNumber>[^<]*<\/common:registrationNumber>/, '');
   const p2 = parseXml(t);
   const e2 = extractDataset(p2.root);
-  const off = checkDocument({ file: 'x', text: t, root: p2.root, dataset: e2.dataset }, { rules: false, now: NOW });
+  const off = validateDocument({ file: 'x', text: t, root: p2.root, dataset: e2.dataset }, { rules: false, now: NOW });
   assert.equal(off.filter((f) => f.ruleId.startsWith('eco-')), []);
-  const dis = checkDocument({ file: 'x', text: t, root: p2.root, dataset: e2.dataset }, { disabledRules: ['eco-registration-number'], now: NOW });
+  const dis = validateDocument({ file: 'x', text: t, root: p2.root, dataset: e2.dataset }, { disabledRules: ['eco-registration-number'], now: NOW });
   assert.equal(only(dis, 'eco-registration-number'), []);
   e.dataset.process.typeOfDataSet = 'LCI result';
-  assert.equal(checkDocument({ file: 'x', text: d.text, root: p.root, dataset: e.dataset }, { now: new Date('2100-01-01') }).filter((f) => f.ruleId.startsWith('eco-')), []);
+  assert.equal(validateDocument({ file: 'x', text: d.text, root: p.root, dataset: e.dataset }, { now: new Date('2100-01-01') }).filter((f) => f.ruleId.startsWith('eco-')), []);
 });
 
 test.run();

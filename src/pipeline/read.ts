@@ -1,0 +1,119 @@
+import { buildCatalog, type Catalog } from '../catalog/build.js';
+import { Interner } from '../catalog/intern.js';
+import { checkReferences, type ReferenceReport } from '../catalog/references.js';
+import { loadConfig, type ConfigOverrides, type ResolvedConfig } from '../config/load.js';
+import type { BuildCache } from '../emit/cache.js';
+import { countFindings, sortFindings, type Finding } from '../findings.js';
+import { discoverInputs, type InputFile } from '../read/inputs.js';
+import { expandZips } from '../read/zip.js';
+import { append } from '../append.js';
+
+/**
+ * The read stage every command that looks at inputs shares (`build`, `validate`):
+ * inputs (folders, files, ZIPs) → datasets (read, parsed, validated) → catalog (newest version per UUID) →
+ * references. `build` continues with plan → write → verify (src/build.ts); `validate` stops here, so the
+ * two report the same findings by construction.
+ */
+export interface ReadStageOptions extends ConfigOverrides {
+  /** Reference time for date rules (valid-until); else SOURCE_DATE_EPOCH, else now. */
+  now?: Date;
+  /** Worker threads for reading and validating (default: the cores available, PO_NODE_THREADS; 1 = none). */
+  threads?: number;
+  /** Documents per XSD batch and per worker chunk (default 200). */
+  xsdBatchSize?: number;
+  /** Called as phases progress, for progress bars and CI log lines. */
+  onProgress?: (event: ProgressEvent) => void;
+}
+
+export interface ReadStageHooks {
+  /** Runs once the configuration is known, before any input is read (build refuses an unsafe --out here). */
+  configured?: (cfg: ResolvedConfig) => void;
+  /** Incremental builds: outcomes of unchanged inputs come from, and new ones go to, this cache. None: read everything. */
+  openCache?: (cfg: ResolvedConfig, interner: Interner, now: Date) => Promise<BuildCache>;
+}
+
+export type ProgressEvent =
+  | { phase: 'discover'; files: number }
+  | { phase: 'read'; done: number; total: number }
+  | { phase: 'write'; files: number }
+  | { phase: 'verify' };
+
+export interface ReadSummary {
+  files: number;
+  datasets: number;
+  epds: number;
+  rejected: number;
+  skipped: number;
+  superseded: number;
+  errors: number;
+  warnings: number;
+}
+
+export interface ReadStageResult {
+  cfg: ResolvedConfig;
+  /** The reference time the date rules used; a build writes it as its build time. */
+  now: Date;
+  /** Every input file, ZIP entries expanded. */
+  discovery: { files: InputFile[]; findings: Finding[] };
+  catalog: Catalog;
+  /** Dependencies of the published EPDs: resolved and missing references (src/catalog/references.ts). */
+  references: ReferenceReport;
+  /** Every finding of the stage (configuration, discovery, datasets, references), sorted. */
+  findings: Finding[];
+  summary: ReadSummary;
+}
+
+/** Build time for reproducible output: SOURCE_DATE_EPOCH (seconds) when set, else now. */
+export function buildTime(env: NodeJS.ProcessEnv = process.env): Date {
+  const sde = env.SOURCE_DATE_EPOCH;
+  if (sde !== undefined && /^\d+$/.test(sde.trim())) return new Date(Number(sde.trim()) * 1000);
+  return new Date();
+}
+
+/** Read, parse, validate and index every input and follow the EPDs' references. Never throws for bad datasets. */
+export async function readStage(opts: ReadStageOptions = {}, hooks: ReadStageHooks = {}): Promise<ReadStageResult> {
+  const cwd = opts.cwd ?? process.cwd();
+  const cfg = loadConfig(opts);
+  const now = opts.now ?? buildTime();
+  hooks.configured?.(cfg);
+
+  const found = await discoverInputs(cfg.inputs, cwd);
+  const unzipped = await expandZips(found.files, cfg.limits.zip);
+  const discovery = { files: unzipped.files, findings: [...found.findings, ...unzipped.findings] };
+  opts.onProgress?.({ phase: 'discover', files: discovery.files.length });
+  const configFindings: Finding[] = [];
+  if (!cfg.baseUrl) {
+    configFindings.push({
+      ruleId: 'config-base-url',
+      severity: 'warning',
+      message: 'No base URL set: links in the lists and nodeinfo are root-relative (/resource/...). Set --base-url or "baseUrl" to the public URL before registering the node with ECO Platform.',
+    });
+  }
+  const interner = new Interner();
+  const cache = await hooks.openCache?.(cfg, interner, now);
+  const catalog = await buildCatalog(discovery.files, [...configFindings, ...discovery.findings], {
+    ...(cache ? { cache } : {}),
+    interner,
+    maxFileSize: cfg.limits.maxFileSize,
+    validation: cfg.validation,
+    now,
+    ...(opts.threads ? { threads: opts.threads } : {}),
+    ...(opts.xsdBatchSize ? { xsdBatchSize: opts.xsdBatchSize } : {}),
+    onProgress: (done, total) => opts.onProgress?.({ phase: 'read', done, total }),
+  });
+  const refs = checkReferences(catalog, { require: cfg.requireDependencies, closures: cfg.zipExport });
+  append(catalog.findings, refs.findings);
+  const findings = sortFindings(catalog.findings);
+  const counts = countFindings(findings);
+  const summary: ReadSummary = {
+    files: catalog.stats.filesSeen,
+    datasets: Object.values(catalog.byType).reduce((s, l) => s + l.length, 0),
+    epds: catalog.epds.length,
+    rejected: catalog.stats.rejectedFiles,
+    skipped: catalog.stats.skippedFiles,
+    superseded: catalog.stats.supersededDatasets,
+    errors: counts.error,
+    warnings: counts.warning,
+  };
+  return { cfg, now, discovery, catalog, references: refs.report, findings, summary };
+}
