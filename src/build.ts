@@ -3,7 +3,7 @@ import { buildCatalog, type Catalog } from './catalog/build.js';
 import { Interner } from './catalog/intern.js';
 import { checkReferences, type ReferenceReport } from './catalog/references.js';
 import { loadConfig, type ConfigOverrides, type ResolvedConfig } from './config/load.js';
-import { BuildCache, cacheFile, cacheKey } from './emit/cache.js';
+import { BuildCache, cacheFile, cacheKey, defaultCacheDir, type CacheStats } from './emit/cache.js';
 import { healthFiles, verifyAndDescribe, type HealthDoc } from './emit/health.js';
 import { planSite } from './emit/plan.js';
 import { checkOutputFolder, writeSite } from './emit/write.js';
@@ -20,8 +20,6 @@ export interface BuildOptions extends ConfigOverrides {
   strict?: boolean;
   /** Override the build time (else SOURCE_DATE_EPOCH, else now). */
   now?: Date;
-  /** Folder of the incremental-build cache (default: PO_NODE_CACHE_DIR, else $XDG_CACHE_HOME/po-node or ~/.cache/po-node). */
-  cacheDir?: string;
   /** Worker threads for reading and validating (default: the cores available, PO_NODE_THREADS; 1 = none). */
   threads?: number;
   /** Documents per XSD batch and per worker chunk (default 200). */
@@ -66,6 +64,8 @@ export interface BuildResult {
   deployDisplay?: string;
   /** Dependencies of the published EPDs: resolved and missing references (src/catalog/references.ts). */
   references: ReferenceReport;
+  /** What the incremental-build cache saved: inputs not read again, outputs linked instead of written. */
+  cache: CacheStats;
 }
 
 /** Build time for reproducible output: SOURCE_DATE_EPOCH (seconds) when set, else now. */
@@ -99,7 +99,8 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   }
   // Incremental builds: unchanged inputs and outputs are reused (src/emit/cache.ts, docs/performance.md).
   const interner = new Interner();
-  const cache = await new BuildCache(cfg.out, cacheKey(cfg, builtAt, cwd), opts.clean ?? false, opts.cacheDir ? cacheFile(cfg.out, opts.cacheDir) : undefined).load(interner);
+  const cacheDir = cfg.cacheDir ?? defaultCacheDir();
+  const cache = await new BuildCache(cfg.out, cfg.baseDir, cacheKey(cfg, builtAt, cwd), opts.clean ?? false, cacheFile(cfg, cacheDir)).load(interner);
   const catalog = await buildCatalog(discovery.files, [...configFindings, ...discovery.findings], {
     cache,
     interner,
@@ -134,6 +135,7 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
     config: cfg,
     catalog,
     references,
+    cache: cache.stats,
   };
   if (opts.strict && counts.error > 0) {
     return { ...base, ok: false, written: false, status: 'not-written', durationMs: performance.now() - started };

@@ -72,23 +72,27 @@ async function readOne(file: InputFile, opts: ReadOptions): Promise<ReadResult> 
   if (bytes.length > opts.maxFileSize) {
     return reject([at({ ruleId: 'input-too-large', severity: 'error', message: `The file is ${mb(bytes.length)} MB, over the ${mb(opts.maxFileSize)} MB limit.` })]);
   }
+  // Every outcome of bytes read carries their hash: the cache recognises the file by it on another machine.
+  const digest = createHash('sha256').update(bytes).digest('hex');
+  const outcome = (o: Omit<ReadOutcome, 'digest'>): ReadOutcome => ({ ...o, digest });
   const decoded = decodeXml(bytes);
-  if (!decoded.ok) return reject([at(decoded.finding)]);
+  if (!decoded.ok) return { outcome: outcome({ findings: [at(decoded.finding)] }) };
   const v = opts.validation;
   // Process datasets are read index-only (head parsed, body scanned) unless level 2 must check the whole
   // document itself; with XSD on, libxml2 checks every byte anyway (docs/performance.md).
   const quick = (v?.xsd ?? true) || !(v?.structure ?? true) ? readIndexOnly(decoded.text) : undefined;
   const parsed: ParseResult = quick ? { ok: true, root: quick.root } : parseXml(decoded.text);
   if (!parsed.ok) {
-    return reject([at({ ruleId: 'xml-malformed', severity: 'error', message: `The XML is not well-formed: ${parsed.message}`, ...(parsed.line ? { line: parsed.line } : {}), ...(parsed.col ? { col: parsed.col } : {}) })]);
+    const f = at({ ruleId: 'xml-malformed', severity: 'error', message: `The XML is not well-formed: ${parsed.message}`, ...(parsed.line ? { line: parsed.line } : {}), ...(parsed.col ? { col: parsed.col } : {}) });
+    return { outcome: outcome({ findings: [f] }) };
   }
   const extracted = extractDataset(parsed.root);
   if (!extracted.ok) {
     // Category systems and other ILCD side files are not datasets: note them, do not reject.
     if (extracted.findings[0]?.ruleId === 'ilcd-root' && parsed.root.name === 'CategorySystem') {
-      return { outcome: { skipped: true, findings: [at({ ruleId: 'input-not-dataset', severity: 'info', message: 'Skipped: an ILCD category system, not a dataset.' })] } };
+      return { outcome: outcome({ skipped: true, findings: [at({ ruleId: 'input-not-dataset', severity: 'info', message: 'Skipped: an ILCD category system, not a dataset.' })] }) };
     }
-    return reject(extracted.findings.map(at));
+    return { outcome: outcome({ findings: extracted.findings.map(at) }) };
   }
   const header = extracted.dataset;
   if (quick) header.references = quick.references(header.references);
@@ -97,9 +101,8 @@ async function readOne(file: InputFile, opts: ReadOptions): Promise<ReadResult> 
     { file: file.entry ?? file.path, text: decoded.text, root: parsed.root, dataset: header, ...(quick ? { body: quick.body } : {}) },
     { rules: v?.rules ?? true, disabledRules: v?.disabledRules ?? [], ...(opts.now ? { now: opts.now } : {}) },
   ).map((f) => ({ ...f, ...findingAt(file) }));
-  if (findings.some((f) => f.severity === 'error')) return { outcome: { findings }, text: decoded.text, header };
-  const sha256 = createHash('sha256').update(bytes).digest('hex');
-  return { outcome: { findings, header, sha256 }, text: decoded.text, header };
+  if (findings.some((f) => f.severity === 'error')) return { outcome: outcome({ findings }), text: decoded.text, header };
+  return { outcome: outcome({ findings, header, sha256: digest }), text: decoded.text, header };
 }
 
 function mb(n: number): string {

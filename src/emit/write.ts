@@ -109,15 +109,15 @@ async function writeFiles(dir: string, files: readonly PlannedFile[], mtime?: Da
   });
 }
 
-/** Write one planned file (or hard-link it from the previous site when its content key is unchanged); returns its size. */
+/** Write one planned file (or hard-link it from the previous site or the cache when its content key is unchanged); returns its size. */
 async function writeOne(dir: string, f: PlannedFile, mtime?: Date, cache?: BuildCache): Promise<number> {
   const to = target(dir, f.path);
   if (cache && f.key) {
-    const prev = cache.reusable(f.path, f.key);
-    if (prev && (await linkSame(prev.path, to, prev.size))) {
+    for (const prev of cache.reusable(f.path, f.key)) {
+      if (!(await linkSame(prev.path, to, prev.size)) && !(prev.blob && (await copySame(prev.path, to, prev.size)))) continue;
       // A site written by an older po-node may hold files of another mode.
       await chmod(to, SITE_MODES.file);
-      cache.emitted(f.path, f.key, prev.size);
+      cache.emitted(f.path, f.key, prev.size, prev.blob ? 'blob' : 'site');
       if (mtime) await utimes(to, mtime, mtime);
       return prev.size;
     }
@@ -130,7 +130,11 @@ async function writeOne(dir: string, f: PlannedFile, mtime?: Date, cache?: Build
   await chmod(to, SITE_MODES.file);
   if (mtime) await utimes(to, mtime, mtime);
   const size = f.key ? (await stat(to)).size : 0;
-  if (cache && f.key) cache.emitted(f.path, f.key, size);
+  if (cache && f.key) {
+    cache.emitted(f.path, f.key, size);
+    // Made, not copied (ZIP exports): kept beside the cache for a runner that has no previous site.
+    if ('make' in f.source) await cache.keep(to, f.key, size);
+  }
   return size;
 }
 
@@ -141,6 +145,18 @@ async function linkSame(from: string, to: string, size: number): Promise<boolean
     if (!st.isFile() || st.size !== size) return false;
     await link(from, to);
     return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A cached copy on another file system (no hard link possible). */
+async function copySame(from: string, to: string, size: number): Promise<boolean> {
+  try {
+    await copyFile(from, to, constants.COPYFILE_FICLONE);
+    if ((await stat(to)).size === size) return true;
+    await rm(to, { force: true });
+    return false;
   } catch {
     return false;
   }

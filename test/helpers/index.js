@@ -38,6 +38,13 @@ export function tree(dir) {
   return out;
 }
 
+/** Absolute paths of every file below dir. */
+export function walkFiles(dir) {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath ?? e.path, e.name));
+}
+
 /** Paths below dir (and dir itself) whose mode is not what a web server user can read: folders 0755, files 0644. */
 export function wrongModes(dir) {
   const wrong = [];
