@@ -8,6 +8,7 @@ import { healthFiles, verifyAndDescribe, type HealthDoc } from './emit/health.js
 import { planSite } from './emit/plan.js';
 import { checkOutputFolder, writeSite } from './emit/write.js';
 import { emitHosts } from './hosts/index.js';
+import { HOST_LIMITS, hostLimitFindings, measureSite } from './hosts/limits.js';
 import { countFindings, sortFindings, type Finding } from './findings.js';
 import { discoverInputs, toPosix } from './read/inputs.js';
 import { expandZips } from './read/zip.js';
@@ -150,6 +151,13 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
     return healthFiles(health, cfg);
   });
   await cache.save();
+  // Hosts that refuse a site above their limits (GitHub Pages 1 GB, ...): warn now, not at the deployment.
+  const limited = (cfg.hosts ?? []).filter((h) => HOST_LIMITS[h]);
+  if (limited.length) {
+    const over = hostLimitFindings(measureSite(cfg.out), limited);
+    append(findings, over);
+    summary.warnings += over.length;
+  }
   // Host configs outside the tree (nginx, Apache vhost, S3 script): their own folder, swapped in the same way.
   const deploy = emitHosts(cfg.hosts ?? [], { cfg, site: files }).deploy;
   if (deploy.length) await writeSite(deploy, { out: cfg.deploy.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false }, async () => []);
