@@ -101,7 +101,8 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   // Incremental builds: unchanged inputs and outputs are reused (src/emit/cache.ts, docs/performance.md).
   const interner = new Interner();
   const cacheDir = cfg.cacheDir ?? defaultCacheDir();
-  const cache = await new BuildCache(cfg.out, cfg.baseDir, cacheKey(cfg, builtAt, cwd), opts.clean ?? false, cacheFile(cfg, cacheDir)).load(interner);
+  const key = cacheKey(cfg, builtAt, cwd);
+  const cache = await new BuildCache(cfg.out, cfg.baseDir, key, opts.clean ?? false, cacheFile(cfg, cacheDir)).load(interner);
   const catalog = await buildCatalog(discovery.files, [...configFindings, ...discovery.findings], {
     cache,
     interner,

@@ -70,8 +70,16 @@ Docs: README.md (output tree, publishing), docs/rules.md (every finding), schema
     .option('--no-zip-export', 'no per-EPD ZIP exports (resource/processes/<uuid>/zipexport): faster, smaller sites when no client needs them')
     .option('--clean', 'full rebuild: ignore the incremental-build cache, and replace the output folder even if po-node did not create it (its contents are deleted)')
     .option('--json', 'print the build report as JSON on stdout (schemas/build-report.schema.json)')
-    .addOption(new Option('--format <format>', 'report format: text, json (same as --json), github (workflow annotations on stdout)').choices(['text', 'json', 'github']).default('text'))
-    .option('--cache-dir <dir>', 'incremental-build cache folder (default: "cacheDir" from the config, else PO_NODE_CACHE_DIR, else ~/.cache/po-node); in CI, a workspace folder restored by actions/cache')
+    .addOption(
+      new Option('--format <format>', 'report format: text, json (same as --json), github (workflow annotations on stdout)')
+        .choices(['text', 'json', 'github'])
+        .default('text'),
+    )
+    .option(
+      '--cache-dir <dir>',
+      'incremental-build cache folder (default: "cacheDir" from the config, else PO_NODE_CACHE_DIR, else ~/.cache/po-node); ' +
+        'in CI, a workspace folder restored by actions/cache',
+    )
     .option('--host <names>', 'also emit configuration for hosts, comma-separated: nginx, apache, netlify, cloudflare-pages, github-pages, s3-cloudfront (docs/hosting.md)')
     .option('--deploy-out <dir>', 'folder for host configs that are not published (default: <out>-deploy)')
     .option('-q, --quiet', 'print only errors and the summary')
@@ -98,7 +106,7 @@ Examples:
 With --host, the site is compared with the host's limits (GitHub Pages 1 GB, Cloudflare Pages 20,000 files and
 25 MiB per file, Netlify 54,000 files per folder): a warning names the remedy (docs/hosting.md#host-limits).`,
     )
-    .action(async (inputs: string[], o: { out?: string; config?: string; baseUrl?: string; strict?: boolean; requireDependencies?: boolean; zipExport?: boolean; clean?: boolean; json?: boolean; format: string; cacheDir?: string; quiet?: boolean; verbose?: boolean; host?: string; deployOut?: string } & LevelFlags) => {
+    .action(async (inputs: string[], o: { out?: string; config?: string; baseUrl?: string; strict?: boolean; requireDependencies?: boolean; zipExport?: boolean; clean?: boolean; json?: boolean; quiet?: boolean; verbose?: boolean; host?: string; deployOut?: string } & ReportFlags & LevelFlags) => {
       const c = palette(io.stderr, io.env);
       const format = o.json ? 'json' : o.format;
       const opts: BuildOptions = {
@@ -190,6 +198,11 @@ search=true with name=<terms> (every term, any case); version=<NN.NN.NNN> on /re
     });
   registerCheck(program, io, setExit);
   return program;
+}
+
+interface ReportFlags {
+  format: string;
+  cacheDir?: string;
 }
 
 interface LevelFlags {

@@ -83,14 +83,16 @@ async function readOne(file: InputFile, opts: ReadOptions): Promise<ReadResult> 
   const quick = (v?.xsd ?? true) || !(v?.structure ?? true) ? readIndexOnly(decoded.text) : undefined;
   const parsed: ParseResult = quick ? { ok: true, root: quick.root } : parseXml(decoded.text);
   if (!parsed.ok) {
-    const f = at({ ruleId: 'xml-malformed', severity: 'error', message: `The XML is not well-formed: ${parsed.message}`, ...(parsed.line ? { line: parsed.line } : {}), ...(parsed.col ? { col: parsed.col } : {}) });
+    const where = { ...(parsed.line ? { line: parsed.line } : {}), ...(parsed.col ? { col: parsed.col } : {}) };
+    const f = at({ ruleId: 'xml-malformed', severity: 'error', message: `The XML is not well-formed: ${parsed.message}`, ...where });
     return { outcome: outcome({ findings: [f] }) };
   }
   const extracted = extractDataset(parsed.root);
   if (!extracted.ok) {
     // Category systems and other ILCD side files are not datasets: note them, do not reject.
     if (extracted.findings[0]?.ruleId === 'ilcd-root' && parsed.root.name === 'CategorySystem') {
-      return { outcome: outcome({ skipped: true, findings: [at({ ruleId: 'input-not-dataset', severity: 'info', message: 'Skipped: an ILCD category system, not a dataset.' })] }) };
+      const note = at({ ruleId: 'input-not-dataset', severity: 'info', message: 'Skipped: an ILCD category system, not a dataset.' });
+      return { outcome: outcome({ skipped: true, findings: [note] }) };
     }
     return { outcome: outcome({ findings: extracted.findings.map(at) }) };
   }

@@ -51,7 +51,9 @@ Examples:
       // Before the check: a bad host name is a usage error, and limits are cheap to measure.
       const hosts = o.host ? parseHosts([o.host]) : [];
       if (hosts.length && !statSync(target, { throwIfNoEntry: false })?.isDirectory()) {
-        throw new ConfigError(`--host compares a built site folder with the host's limits; ${target} is not a folder`, { hint: 'Check the site folder: po-node check site --host github-pages' });
+        throw new ConfigError(`--host compares a built site folder with the host's limits; ${target} is not a folder`, {
+          hint: 'Check the site folder: po-node check site --host github-pages',
+        });
       }
       const limits = hosts.length ? hostLimitFindings(measureSite(target), hosts) : [];
       const c = palette(io.stderr, io.env);

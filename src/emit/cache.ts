@@ -77,11 +77,16 @@ export function cacheKey(cfg: ResolvedConfig, now: Date, cwd: string): string {
     ...rest,
     inputs: cfg.inputs.map(rel),
     out: rel(cfg.out),
-    deploy: { ...cfg.deploy, out: rel(cfg.deploy.out), siteRoot: isInside(cfg.baseDir, cfg.deploy.siteRoot) ? rel(cfg.deploy.siteRoot) : cfg.deploy.siteRoot },
+    deploy: {
+      ...cfg.deploy,
+      out: rel(cfg.deploy.out),
+      siteRoot: isInside(cfg.baseDir, cfg.deploy.siteRoot) ? rel(cfg.deploy.siteRoot) : cfg.deploy.siteRoot,
+    },
     ...(configFile ? { configFile: rel(configFile) } : {}),
   };
   // Findings name files relative to the working directory: it must stand where it stood.
-  return createHash('sha256').update(JSON.stringify({ v: GENERATOR_VERSION, cfg: portable, day: now.toISOString().slice(0, 10), cwd: rel(cwd) })).digest('hex');
+  const all = { v: GENERATOR_VERSION, cfg: portable, day: now.toISOString().slice(0, 10), cwd: rel(cwd) };
+  return createHash('sha256').update(JSON.stringify(all)).digest('hex');
 }
 
 /** What the cache saved a build, for reports and tests. */

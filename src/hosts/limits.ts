@@ -82,23 +82,30 @@ export function measureSite(dir: string): SiteMeasure {
 /** One warning per limit the site is above, naming the remedy; hosts without limits give none. */
 export function hostLimitFindings(m: SiteMeasure, hosts: readonly HostName[]): Finding[] {
   const out: Finding[] = [];
-  const warn = (l: HostLimits, message: string) => out.push({ ruleId: 'host-limit', severity: 'warning', message: `${l.title}: ${message} (limits: ${l.source})` });
+  const warn = (l: HostLimits, message: string) =>
+    out.push({ ruleId: 'host-limit', severity: 'warning', message: `${l.title}: ${message} (limits: ${l.source})` });
   // The per-EPD ZIP exports are most of a large site: say what dropping them saves.
   const zips = (what: string) => (m.zipExports ? ` Build with --no-zip-export to drop the per-EPD ZIP exports (${what}),` : '');
+  const count = (n: number) => n.toLocaleString('en');
   for (const h of hosts) {
     const l = HOST_LIMITS[h];
     if (!l) continue;
     if (l.siteBytes && m.artifactBytes > l.siteBytes) {
-      warn(l, `the site is ${size(m.artifactBytes)} as published, over the ${size(l.siteBytes)} limit; the deployment may be refused.${zips(`${size(m.zipExportBytes)} of it`)} or publish to S3 + CloudFront (no site size limit).`);
+      const over = `the site is ${size(m.artifactBytes)} as published, over the ${size(l.siteBytes)} limit; the deployment may be refused.`;
+      warn(l, `${over}${zips(`${size(m.zipExportBytes)} of it`)} or publish to S3 + CloudFront (no site size limit).`);
     }
     if (l.files && m.files > l.files) {
-      warn(l, `the site has ${m.files.toLocaleString('en')} files, over the ${l.files.toLocaleString('en')} a site may have (Free plan); the upload will fail.${zips(`${m.zipExports.toLocaleString('en')} files`)} or use a paid plan or S3 + CloudFront.`);
+      const over = `the site has ${count(m.files)} files, over the ${count(l.files)} a site may have (Free plan); the upload will fail.`;
+      warn(l, `${over}${zips(`${count(m.zipExports)} files`)} or use a paid plan or S3 + CloudFront.`);
     }
     if (l.fileBytes && m.largest && m.largest.bytes > l.fileBytes) {
-      warn(l, `${m.largest.path} is ${size(m.largest.bytes)}, over the ${size(l.fileBytes)} a file may be; publish to S3 + CloudFront, or drop the file from the inputs.`);
+      const over = `${m.largest.path} is ${size(m.largest.bytes)}, over the ${size(l.fileBytes)} a file may be;`;
+      warn(l, `${over} publish to S3 + CloudFront, or drop the file from the inputs.`);
     }
-    if (l.filesPerFolder && m.fullestFolder && m.fullestFolder.entries > l.filesPerFolder) {
-      warn(l, `${m.fullestFolder.path} holds ${m.fullestFolder.entries.toLocaleString('en')} entries, over the ${l.filesPerFolder.toLocaleString('en')} a folder may hold; deploys will fail. Publish to S3 + CloudFront or your own nginx/Apache.`);
+    const full = m.fullestFolder;
+    if (l.filesPerFolder && full && full.entries > l.filesPerFolder) {
+      const over = `${full.path} holds ${count(full.entries)} entries, over the ${count(l.filesPerFolder)} a folder may hold;`;
+      warn(l, `${over} deploys will fail. Publish to S3 + CloudFront or your own nginx/Apache.`);
     }
   }
   return out;

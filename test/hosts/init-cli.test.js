@@ -26,7 +26,8 @@ I('writes a commented, schema-valid config and the GitHub Pages workflow', () =>
   assert.match(wf, /uses: actions\/deploy-pages@v4/);
   assert.match(wf, /pages: write\n\s+id-token: write/);
   // The build runs in the po-node action (action.yml), which restores and saves the incremental-build cache.
-  assert.match(wf, /uses: po-node\/po-node@v\d+\.\d+\.\d+\n\s+with:\n\s+config: po-node\.config\.json\n\s+out: site\n\s+host: github-pages\n\s+strict: true\n/);
+  assert.match(wf, /uses: po-node\/po-node@v\d+\.\d+\.\d+\n\s+with:\n\s+config: po-node\.config\.json\n/);
+  assert.match(wf, /\n\s+out: site\n\s+host: github-pages\n\s+strict: true\n/);
   assert.match(r.stderr, /wrote po-node\.config\.json/);
   // The scheduled readiness job runs `check` against the configured base URL, and only it runs on the schedule.
   assert.match(wf, /schedule:\n\s+- cron: "17 5 \* \* \*"/);

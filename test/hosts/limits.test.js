@@ -31,7 +31,15 @@ test('the site is measured as the Pages artifact holds it: hard links count once
 });
 
 test('above a limit: one warning per limit, naming the remedy and the source', () => {
-  const big = { files: 30_000, bytes: 1.4e9, artifactBytes: 1.5e9, zipExports: 1500, zipExportBytes: 1.1e9, largest: { path: 'resource/processes/x_files/zipexport.zip', bytes: 30 * 1024 * 1024 }, fullestFolder: { path: 'resource/processes', entries: 60_000 } };
+  const big = {
+    files: 30_000,
+    bytes: 1.4e9,
+    artifactBytes: 1.5e9,
+    zipExports: 1500,
+    zipExportBytes: 1.1e9,
+    largest: { path: 'resource/processes/x_files/zipexport.zip', bytes: 30 * 1024 * 1024 },
+    fullestFolder: { path: 'resource/processes', entries: 60_000 },
+  };
   const gh = hostLimitFindings(big, ['github-pages']);
   assert.is(gh.length, 1);
   assert.is(gh[0].severity, 'warning');
@@ -65,10 +73,11 @@ test('a hard-linked file over the limit is counted at every path it has', () => 
 });
 
 test('check --host: a target that is not a site folder is a usage error', () => {
-  const r = spawnSync(process.execPath, [BIN, 'check', 'https://epd.example.org/node', '--host', 'github-pages'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  const cli = (...args) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  const r = cli('check', 'https://epd.example.org/node', '--host', 'github-pages');
   assert.is(r.status, 2, r.stderr);
   assert.match(r.stderr, /not a folder/);
-  const u = spawnSync(process.execPath, [BIN, 'check', '.', '--host', 'geocities'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  const u = cli('check', '.', '--host', 'geocities');
   assert.is(u.status, 2);
   assert.match(u.stderr, /Unknown host "geocities"/);
 });
