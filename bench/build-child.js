@@ -6,4 +6,6 @@ const [input, out, json] = process.argv.slice(2);
 const t0 = performance.now();
 const r = await build({ inputs: [input], out, ...(json ? JSON.parse(json) : {}) });
 const ms = performance.now() - t0;
-process.stdout.write(JSON.stringify({ ms, maxRssKB: process.resourceUsage().maxRSS, epds: r.summary.epds, rejected: r.summary.rejected, status: r.status }) + '\n');
+const { epds, rejected } = r.summary;
+const maxRssKB = process.resourceUsage().maxRSS;
+process.stdout.write(JSON.stringify({ ms, maxRssKB, epds, rejected, status: r.status, cache: r.cache }) + '\n');

@@ -2,11 +2,13 @@ import { relative } from 'node:path';
 import type { Catalog } from './catalog/build.js';
 import type { ReferenceReport } from './catalog/references.js';
 import type { ResolvedConfig } from './config/load.js';
-import { BuildCache, cacheFile, cacheKey } from './emit/cache.js';
+import { BuildCache, cacheFile, cacheKey, defaultCacheDir, type CacheStats } from './emit/cache.js';
 import { healthFiles, verifyAndDescribe, type HealthDoc } from './emit/health.js';
 import { planSite } from './emit/plan.js';
 import { checkOutputFolder, writeSite } from './emit/write.js';
 import { emitHosts } from './hosts/index.js';
+import { HOST_LIMITS, hostLimitFindings, measureSite } from './hosts/limits.js';
+import { append } from './append.js';
 import type { Finding } from './findings.js';
 import { buildTime, readStage, type ProgressEvent, type ReadStageOptions, type ReadSummary } from './pipeline/read.js';
 import { toPosix } from './read/inputs.js';
@@ -16,8 +18,6 @@ export interface BuildOptions extends ReadStageOptions {
   clean?: boolean;
   /** Do not write the site when any dataset was rejected (errors). */
   strict?: boolean;
-  /** Folder of the incremental-build cache (default: PO_NODE_CACHE_DIR, else $XDG_CACHE_HOME/po-node or ~/.cache/po-node). */
-  cacheDir?: string;
 }
 
 export type { ProgressEvent };
@@ -44,6 +44,8 @@ export interface BuildResult {
   deployDisplay?: string;
   /** Dependencies of the published EPDs: resolved and missing references (src/catalog/references.ts). */
   references: ReferenceReport;
+  /** What the incremental-build cache saved: inputs not read again, outputs linked instead of written. */
+  cache: CacheStats;
 }
 
 /** read → parse/validate → index (src/pipeline/read.ts) → plan → write → verify/health. Never throws for bad datasets. */
@@ -58,8 +60,11 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
       if (cfg.hosts?.length) checkOutputFolder({ out: cfg.deploy.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false });
     },
     // Incremental builds: unchanged inputs and outputs are reused (src/emit/cache.ts, docs/performance.md).
-    openCache: async (cfg, interner, builtAt) =>
-      (cache = await new BuildCache(cfg.out, cacheKey(cfg, builtAt, cwd), opts.clean ?? false, opts.cacheDir ? cacheFile(cfg.out, opts.cacheDir) : undefined).load(interner)),
+    openCache: async (cfg, interner, builtAt) => {
+      const file = cacheFile(cfg, cfg.cacheDir ?? defaultCacheDir());
+      cache = await new BuildCache(cfg.out, cfg.baseDir, cacheKey(cfg, builtAt, cwd), opts.clean ?? false, file).load(interner);
+      return cache;
+    },
   });
   const base = {
     out: cfg.out,
@@ -70,6 +75,7 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
     config: cfg,
     catalog,
     references,
+    cache: cache.stats,
   };
   if (opts.strict && summary.errors > 0) {
     return { ...base, ok: false, written: false, status: 'not-written', durationMs: performance.now() - started };
@@ -84,6 +90,13 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
     return healthFiles(health, cfg);
   });
   await cache.save();
+  // Hosts that refuse a site above their limits (GitHub Pages 1 GB, ...): warn now, not at the deployment.
+  const limited = (cfg.hosts ?? []).filter((h) => HOST_LIMITS[h]);
+  if (limited.length) {
+    const over = hostLimitFindings(measureSite(cfg.out), limited);
+    append(findings, over);
+    summary.warnings += over.length;
+  }
   // Host configs outside the tree (nginx, Apache vhost, S3 script): their own folder, swapped in the same way.
   const deploy = emitHosts(cfg.hosts ?? [], { cfg, site: files }).deploy;
   if (deploy.length) await writeSite(deploy, { out: cfg.deploy.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false }, async () => []);

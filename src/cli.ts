@@ -68,6 +68,16 @@ Docs: README.md (output tree, publishing), docs/rules.md (every finding), schema
     .option('--clean', 'full rebuild: ignore the incremental-build cache, and replace the output folder even if po-node did not create it (its contents are deleted)')
     .option('--json', 'print the build report as JSON on stdout (schemas/build-report.schema.json)')
     .option('--report <file>', 'also write the full JSON report (every finding, ungrouped) to this file')
+    .addOption(
+      new Option('--format <format>', 'report format: text, json (same as --json), github (the text report, then workflow annotations)')
+        .choices(['text', 'json', 'github'])
+        .default('text'),
+    )
+    .option(
+      '--cache-dir <dir>',
+      'incremental-build cache folder (default: "cacheDir" from the config, else PO_NODE_CACHE_DIR, else ~/.cache/po-node); ' +
+        'in CI, a workspace folder restored by actions/cache',
+    )
     .option('--host <names>', 'also emit configuration for hosts, comma-separated: nginx, apache, netlify, cloudflare-pages, github-pages, s3-cloudfront (docs/hosting.md)')
     .option('--deploy-out <dir>', 'folder for host configs that are not published (default: <out>-deploy)')
     .option('-q, --quiet', 'print only errors and the summary')
@@ -91,15 +101,21 @@ Reproducible builds: set SOURCE_DATE_EPOCH to fix the build time written into he
 
 Examples:
   $ po-node build ILCD/ --out site --base-url https://epd.example.org/node
-  $ po-node build --config po-node.config.json --strict --json > build-report.json`,
+  $ po-node build --config po-node.config.json --strict --json > build-report.json
+  $ po-node build --host github-pages --cache-dir .po-node-cache --format github   # in a GitHub Actions step
+
+With --host, the site is compared with the host's limits (GitHub Pages 1 GB, Cloudflare Pages 20,000 files and
+25 MiB per file, Netlify 54,000 files per folder): a warning names the remedy (docs/hosting.md#host-limits).`,
     )
-    .action(async (inputs: string[], o: { out?: string; strict?: boolean; zipExport?: boolean; clean?: boolean; json?: boolean; quiet?: boolean; verbose?: boolean; host?: string; deployOut?: string } & ReadFlags) => {
+    .action(async (inputs: string[], o: BuildFlags & ReadFlags) => {
       const c = palette(io.stderr, io.env);
+      const format = o.json ? 'json' : o.format;
       const opts: BuildOptions = {
         inputs,
-        onProgress: progressReporter(io.stderr, !o.json && !o.quiet),
+        onProgress: progressReporter(io.stderr, format === 'text' && !o.quiet),
       };
       if (o.out) opts.out = o.out;
+      if (o.cacheDir) opts.cacheDir = o.cacheDir;
       if (o.strict) opts.strict = true;
       if (o.zipExport === false) opts.zipExport = false;
       if (o.clean) opts.clean = true;
@@ -114,10 +130,13 @@ Examples:
       }
       const result = await build(opts);
       if (report) writeReport(report, buildReportJson(result), process.cwd());
-      if (o.json) {
+      if (format === 'json') {
         io.stdout.write(buildReportJson(result));
       } else {
         io.stderr.write(`${findingsText(result.findings, o, c)}${formatBuildSummary(result, c)}\n`);
+        if (format === 'github') {
+          io.stdout.write(formatGithub(shownFindings(result.findings, o).filter((f) => o.verbose || f.severity !== 'info')));
+        }
       }
       setExit(result.ok ? 0 : 1);
     });
@@ -196,6 +215,20 @@ search=true with name=<terms> (every term, any case); version=<NN.NN.NNN> on /re
     });
   registerCheck(program, io, setExit);
   return program;
+}
+
+interface BuildFlags {
+  out?: string;
+  strict?: boolean;
+  zipExport?: boolean;
+  clean?: boolean;
+  json?: boolean;
+  format: string;
+  cacheDir?: string;
+  quiet?: boolean;
+  verbose?: boolean;
+  host?: string;
+  deployOut?: string;
 }
 
 interface ReadFlags {

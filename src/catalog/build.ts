@@ -74,7 +74,7 @@ export async function buildCatalog(files: readonly InputFile[], discoveryFinding
   // Every outcome kept is interned: repeated references and strings are held once.
   const interner = opts.interner ?? new Interner();
   // Cached outcomes were interned as the cache was loaded (BuildCache.load with the same interner).
-  const outcomes: (ReadOutcome | undefined)[] = xml.map((file) => cache?.lookup(file));
+  const outcomes: (ReadOutcome | undefined)[] = cache ? await cache.lookupAll(xml) : new Array<undefined>(xml.length);
   const missIdx = xml.flatMap((_f, i) => (outcomes[i] ? [] : [i]));
   const stats0 = missIdx.map((i) => cache?.stat(xml[i]!));
   let done = xml.length - missIdx.length;

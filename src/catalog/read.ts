@@ -87,7 +87,10 @@ export function readDocument(
   opts: Omit<ReadOptions, 'maxFileSize' | 'xsdBatchSize'>,
 ): ReadResult {
   const at = (f: Omit<Finding, 'file'>): Finding => ({ ...findingAt(file), ...f });
-  const reject = (findings: Finding[]): ReadResult => ({ outcome: { findings } });
+  // Every outcome of bytes read carries their hash: the cache recognises the file by it on another machine.
+  const digest = createHash('sha256').update(bytes).digest('hex');
+  const outcome = (o: Omit<ReadOutcome, 'digest'>): ReadOutcome => ({ ...o, digest });
+  const reject = (findings: Finding[]): ReadResult => ({ outcome: outcome({ findings }) });
   const decoded = decodeXml(bytes);
   if (!decoded.ok) return reject([at(decoded.finding)]);
   const v = opts.validation;
@@ -102,7 +105,8 @@ export function readDocument(
   if (!extracted.ok) {
     // Category systems and other ILCD side files are not datasets: note them, do not reject.
     if (extracted.findings[0]?.ruleId === 'ilcd-root' && parsed.root.name === 'CategorySystem') {
-      return { outcome: { skipped: true, findings: [at({ ruleId: 'input-not-dataset', severity: 'info', message: 'Skipped: an ILCD category system, not a dataset.' })] } };
+      const note = at({ ruleId: 'input-not-dataset', severity: 'info', message: 'Skipped: an ILCD category system, not a dataset.' });
+      return { outcome: outcome({ skipped: true, findings: [note] }) };
     }
     return reject(extracted.findings.map(at));
   }
@@ -113,9 +117,8 @@ export function readDocument(
     { file: file.entry ?? file.path, text: decoded.text, root: parsed.root, dataset: header, ...(quick ? { body: quick.body } : {}) },
     { rules: v?.rules ?? true, disabledRules: v?.disabledRules ?? [], ...(opts.now ? { now: opts.now } : {}) },
   ).map((f) => ({ ...f, ...findingAt(file) }));
-  if (findings.some((f) => f.severity === 'error')) return { outcome: { findings }, text: decoded.text, header };
-  const sha256 = createHash('sha256').update(bytes).digest('hex');
-  return { outcome: { findings, header, sha256 }, text: decoded.text, header };
+  if (findings.some((f) => f.severity === 'error')) return { outcome: outcome({ findings }), text: decoded.text, header };
+  return { outcome: outcome({ findings, header, sha256: digest }), text: decoded.text, header };
 }
 
 function mb(n: number): string {

@@ -2,6 +2,10 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import { checkProgressReporter, formatCheckReport } from '../check/format.js';
 import { DEFAULT_LIMITS } from '../check/limits.js';
 import { runCheck, type PathSetChoice } from '../check/run.js';
+import { statSync } from 'node:fs';
+import { ConfigError } from '../errors.js';
+import { parseHosts } from '../hosts/index.js';
+import { hostLimitFindings, measureSite } from '../hosts/limits.js';
 import { palette } from '../report/color.js';
 
 interface CheckIo {
@@ -27,6 +31,7 @@ export function registerCheck(program: Command, io: CheckIo, setExit: (code: num
     .option('--max-entries <n>', 'entries read per list at most; only these EPDs are fetched', int, DEFAULT_LIMITS.maxEntries)
     .option('--max-duration <minutes>', 'time budget; then the check stops, reporting what it left out', num, DEFAULT_LIMITS.maxDurationMin)
     .option('--allow-private-network', 'connect to loopback, private and link-local addresses even when the checked URL is public')
+    .option('--host <names>', 'with a site folder: also compare it with these hosts\' limits (github-pages, cloudflare-pages, netlify)')
     .option('-q, --quiet', 'no progress output')
     .addHelpText(
       'after',
@@ -39,9 +44,20 @@ says which), and a public node cannot redirect the check to loopback, private or
 
 Examples:
   $ po-node check https://epd.example.org/node
-  $ po-node check site --paths both --json > check-report.json`,
+  $ po-node check site --paths both --json > check-report.json
+  $ po-node check site --host github-pages       # also warns when the site is over GitHub Pages' 1 GB`,
     )
     .action(async (target: string, o: CheckFlags) => {
+      // Before the check: a bad host name is a usage error, and limits are cheap to measure.
+      const hosts = o.host ? parseHosts([o.host]) : [];
+      if (hosts.length && !statSync(target, { throwIfNoEntry: false })?.isDirectory()) {
+        throw new ConfigError(`--host compares a built site folder with the host's limits; ${target} is not a folder`, {
+          hint: 'Check the site folder: po-node check site --host github-pages',
+        });
+      }
+      const limits = hosts.length ? hostLimitFindings(measureSite(target), hosts) : [];
+      const c = palette(io.stderr, io.env);
+      for (const f of limits) io.stderr.write(`${c.yellow('warning')} ${f.message} [${f.ruleId}]\n`);
       const report = await runCheck(target, {
         paths: o.paths,
         concurrency: o.concurrency,
@@ -74,6 +90,7 @@ interface CheckFlags {
   maxEntries: number;
   maxDuration: number;
   allowPrivateNetwork?: boolean;
+  host?: string;
 }
 
 function int(v: string): number {

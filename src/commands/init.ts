@@ -4,6 +4,7 @@ import { OutputError } from '../errors.js';
 import { parseHosts, type HostName } from '../hosts/index.js';
 import { fillTemplate } from '../hosts/template.js';
 import { toPosix } from '../read/inputs.js';
+import { GENERATOR_VERSION } from '../version.js';
 
 export interface InitOptions {
   host?: string;
@@ -13,6 +14,8 @@ export interface InitOptions {
 }
 
 const CONFIG_FILE = 'po-node.config.json';
+/** The po-node GitHub Action (action.yml at the repository root), at the release of this po-node. */
+export const ACTION_REF = `po-node/po-node@v${GENERATOR_VERSION}`;
 const OUT = 'site';
 /** Hosts whose publishing runs in CI from this repository. */
 const WORKFLOWS: Partial<Record<HostName, { template: string; file: string }>> = {
@@ -55,7 +58,7 @@ export function initCommand(o: InitOptions): string[] {
   const files: { path: string; text: string }[] = [{ path: CONFIG_FILE, text: initConfig(hosts) }];
   for (const h of hosts) {
     const w = WORKFLOWS[h];
-    if (w) files.push({ path: w.file, text: fillTemplate(w.template, { CONFIG: CONFIG_FILE, OUT }) });
+    if (w) files.push({ path: w.file, text: fillTemplate(w.template, { CONFIG: CONFIG_FILE, OUT, ACTION: ACTION_REF }) });
   }
   const existing = files.filter((f) => existsSync(join(dir, f.path))).map((f) => f.path);
   if (existing.length && !o.force) {

@@ -33,6 +33,8 @@ export interface ResolvedConfig {
   validation: ValidationConfig;
   /** Where relative paths were resolved from (config folder, else the working directory). */
   baseDir: string;
+  /** Folder of the incremental-build cache (--cache-dir, "cacheDir"); absent: PO_NODE_CACHE_DIR or the user's cache folder. */
+  cacheDir?: string;
   configFile?: string;
 }
 
@@ -64,6 +66,8 @@ export interface ConfigOverrides {
   requireDependencies?: boolean;
   /** false: no per-EPD ZIP exports (--no-zip-export). */
   zipExport?: boolean;
+  /** Folder of the incremental-build cache (--cache-dir), relative to the working directory. */
+  cacheDir?: string;
 }
 
 interface RawConfig {
@@ -77,6 +81,7 @@ interface RawConfig {
   deploy?: { out?: string; siteRoot?: string; serverName?: string; listen?: string | number };
   requireDependencies?: boolean;
   zipExport?: boolean;
+  cacheDir?: string;
   validation?: { structure?: boolean; xsd?: boolean; rules?: boolean; disabledRules?: string[] };
 }
 
@@ -170,6 +175,8 @@ export function loadConfig(o: ConfigOverrides = {}): ResolvedConfig {
   };
   if (baseUrl) cfg.baseUrl = baseUrl;
   if (configFile) cfg.configFile = configFile;
+  const cacheDir = o.cacheDir ? resolve(cwd, o.cacheDir) : raw.cacheDir ? resolve(baseDir, raw.cacheDir) : undefined;
+  if (cacheDir) cfg.cacheDir = cacheDir;
   if (!cfg.pathSets.default && !cfg.pathSets.v1) throw new ConfigError('pathSets turns off both path sets; nothing would be served', { hint: 'Set pathSets.default or pathSets.v1 to true.' });
   return cfg;
 }

@@ -1,30 +1,36 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { copyFile, link, lstat, readFile, rm } from 'node:fs/promises';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { pipeline } from 'node:stream/promises';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative } from 'node:path';
 import { createGunzip, createGzip } from 'node:zlib';
 import type { Interner } from '../catalog/intern.js';
 import type { ResolvedConfig } from '../config/load.js';
 import type { Finding } from '../findings.js';
 import type { DatasetHeader, Ref } from '../parse/extract.js';
-import type { InputFile } from '../read/inputs.js';
+import { isInside, toPosix, type InputFile } from '../read/inputs.js';
 import { GENERATOR_VERSION } from '../version.js';
 
 /**
- * Incremental builds (docs/performance.md). One gzipped JSON file per output folder in a cache folder
- * (PO_NODE_CACHE_DIR, else $XDG_CACHE_HOME/po-node, else ~/.cache/po-node): not in the site, which must
- * stay reproducible and must not publish local paths, and not beside it. It maps each plain input file (path, size,
- * mtime, ctime) to what reading it produced (index header, sha256, findings of levels 1-4), and each
- * emitted file that has a content key to that key. One key over po-node version, resolved config,
- * build day (date rules) and working directory invalidates everything at once.
+ * Incremental builds (docs/performance.md). One gzipped NDJSON file per output folder in a cache folder
+ * (--cache-dir / "cacheDir", else PO_NODE_CACHE_DIR, else $XDG_CACHE_HOME/po-node, else ~/.cache/po-node): not in the
+ * site, which must stay reproducible and must not publish local paths. It maps each plain input file, by its path
+ * relative to the inputs' root (the config's folder, else the working directory), to the sha256 of its bytes, its
+ * stat (size, mtime, ctime: only a fast path on the machine that wrote it) and what reading it produced (index
+ * header, findings of levels 1-4); and each emitted file that has a content key to that key. ZIP exports are kept
+ * beside it (`<name>.blobs/`), so a CI runner without the previous site does not make them again. One key over
+ * po-node version, resolved config (paths relative to the root), build day (date rules) and the working directory
+ * relative to the root invalidates everything at once. Nothing in it depends on where the checkout lies.
  */
 export interface CachedOutcome {
   findings: Finding[];
   header?: DatasetHeader;
   sha256?: string;
+  /** sha256 of the bytes read, accepted or not: how a fresh checkout (new mtimes) is recognised. */
+  digest?: string;
   skipped?: boolean;
 }
 
@@ -35,42 +41,85 @@ interface InputEntry {
   outcome: CachedOutcome;
 }
 
-/** Bump when the cache's layout or the meaning of its entries changes. 3: references written once, by number. */
-const FORMAT = 3;
+/** Bump when the cache's layout or the meaning of its entries changes. 4: inputs by relative path and content. */
+const FORMAT = 4;
 
 interface CacheDoc {
   format: number;
   key: string;
+  /** Absolute inputs' root and output folder of the build that wrote it: stat and the previous site are trusted only there. */
+  root: string;
+  out: string;
   inputs: Record<string, InputEntry>;
   /** Emitted path -> content key and size, for the site that was last written. */
   outputs: Record<string, { key: string; size: number }>;
+  /** Content key -> size of the copy kept in the blob folder. */
+  blobs: Record<string, number>;
 }
+
+type Line = ['r', number, Ref] | ['i', string, InputEntry] | ['o', string, { key: string; size: number }] | ['b', string, number];
 
 export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.PO_NODE_CACHE_DIR || join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'po-node');
 }
 
-/** The cache file of one output folder. */
-export function cacheFile(out: string, dir: string = defaultCacheDir()): string {
-  return join(dir, `${createHash('sha256').update(resolve(out)).digest('hex').slice(0, 24)}.ndjson.gz`);
+/** The cache file of one output folder: named by its path relative to the inputs' root and the node's ID, never an absolute path. */
+export function cacheFile(cfg: Pick<ResolvedConfig, 'out' | 'baseDir' | 'node'>, dir: string = defaultCacheDir()): string {
+  const name = `${toPosix(relative(cfg.baseDir, cfg.out))}\0${cfg.node.id}`;
+  return join(dir, `${createHash('sha256').update(name).digest('hex').slice(0, 24)}.ndjson.gz`);
 }
 
+/** The resolved config without absolute paths: the same project checked out elsewhere has the same key. */
 export function cacheKey(cfg: ResolvedConfig, now: Date, cwd: string): string {
-  return createHash('sha256').update(JSON.stringify({ v: GENERATOR_VERSION, cfg, day: now.toISOString().slice(0, 10), cwd })).digest('hex');
+  const rel = (p: string) => toPosix(relative(cfg.baseDir, p));
+  const { baseDir: _b, cacheDir: _c, configFile, ...rest } = cfg;
+  const portable = {
+    ...rest,
+    inputs: cfg.inputs.map(rel),
+    out: rel(cfg.out),
+    deploy: {
+      ...cfg.deploy,
+      out: rel(cfg.deploy.out),
+      siteRoot: isInside(cfg.baseDir, cfg.deploy.siteRoot) ? rel(cfg.deploy.siteRoot) : cfg.deploy.siteRoot,
+    },
+    ...(configFile ? { configFile: rel(configFile) } : {}),
+  };
+  // Findings name files relative to the working directory: it must stand where it stood.
+  const all = { v: GENERATOR_VERSION, cfg: portable, day: now.toISOString().slice(0, 10), cwd: rel(cwd) };
+  return createHash('sha256').update(JSON.stringify(all)).digest('hex');
+}
+
+/** What the cache saved a build, for reports and tests. */
+export interface CacheStats {
+  /** Inputs whose earlier outcome was used: `byStat` on the same machine, `byContent` after their bytes were hashed. */
+  byStat: number;
+  byContent: number;
+  /** Inputs read, parsed and validated. */
+  read: number;
+  /** Outputs hard-linked from the previous site or from the blob folder instead of written. */
+  fromSite: number;
+  fromBlobs: number;
 }
 
 export class BuildCache {
   private prev: CacheDoc | undefined;
   private readonly next: CacheDoc;
+  readonly stats: CacheStats = { byStat: 0, byContent: 0, read: 0, fromSite: 0, fromBlobs: 0 };
+  private readonly blobDir: string;
 
-  /** `fresh`: ignore what is on disk (--clean), but still record for the next build. Call load() before use. */
+  /**
+   * `root`: the inputs' root (config folder, else working directory); inputs are keyed relative to it.
+   * `fresh`: ignore what is on disk (--clean), but still record for the next build. Call load() before use.
+   */
   constructor(
     readonly out: string,
+    readonly root: string,
     private readonly key: string,
     private readonly fresh: boolean,
-    readonly file: string = cacheFile(out),
+    readonly file: string,
   ) {
-    this.next = { format: FORMAT, key, inputs: {}, outputs: {} };
+    this.next = { format: FORMAT, key, root, out, inputs: {}, outputs: {}, blobs: {} };
+    this.blobDir = file.replace(/\.ndjson\.gz$/, '.blobs');
   }
 
   /**
@@ -79,46 +128,83 @@ export class BuildCache {
    */
   async load(interner?: Interner): Promise<this> {
     if (this.fresh) return this;
-    const doc: CacheDoc = { format: FORMAT, key: this.key, inputs: {}, outputs: {} };
     try {
       if (!existsSync(this.file)) return this;
       const gunzip = createGunzip();
       // pipe() does not forward errors: a vanished or truncated file must end the loop, not the process.
       createReadStream(this.file).on('error', (e) => gunzip.destroy(e)).pipe(gunzip);
       const lines = createInterface({ input: gunzip, crlfDelay: Infinity });
-      let first = true;
+      let doc: CacheDoc | undefined;
       const refs: Ref[] = [];
       for await (const line of lines) {
-        if (first) {
-          const head = JSON.parse(line) as { format: number; key: string };
+        if (!doc) {
+          const head = JSON.parse(line) as Pick<CacheDoc, 'format' | 'key' | 'root' | 'out'>;
           if (head.format !== FORMAT || head.key !== this.key) return this;
-          first = false;
+          doc = { ...head, inputs: {}, outputs: {}, blobs: {} };
           continue;
         }
-        const e = JSON.parse(line) as ['r', number, Ref] | ['i', string, InputEntry] | ['o', string, { key: string; size: number }];
+        const e = JSON.parse(line) as Line;
         // Interned as read, so the previous index never exists twice in memory.
         if (e[0] === 'r') refs[e[1]] = interner ? interner.ref(e[2]) : e[2];
         else if (e[0] === 'i') {
           const h = e[2].outcome.header as (DatasetHeader & { references: unknown[] }) | undefined;
           if (h) h.references = (h.references as number[]).map((k) => refs[k]!);
           doc.inputs[e[1]] = interner ? { ...e[2], outcome: interner.outcome(e[2].outcome) } : e[2];
-        } else doc.outputs[e[1]] = e[2];
+        } else if (e[0] === 'o') doc.outputs[e[1]] = e[2];
+        else doc.blobs[e[1]] = e[2];
       }
-      if (!first) this.prev = doc;
+      this.prev = doc;
     } catch {
       // No cache, or unreadable: a full build.
     }
     return this;
   }
 
-  /** Cached outcome of an unchanged plain input; ZIP entries are always read. */
-  lookup(file: InputFile): CachedOutcome | undefined {
+  /** Inputs are keyed relative to the root, so a checkout elsewhere finds them. */
+  private id(file: InputFile): string {
+    return toPosix(relative(this.root, file.abs));
+  }
+
+  /**
+   * Cached outcomes of unchanged plain inputs (undefined: read it); ZIP entries are always read. On the machine that
+   * wrote the cache an unchanged stat is enough; elsewhere (a CI runner's fresh checkout: new paths, mtimes and
+   * ctimes) a file is unchanged when the sha256 of its bytes is the one recorded. Hashing is far cheaper than parsing.
+   */
+  async lookupAll(files: readonly InputFile[]): Promise<(CachedOutcome | undefined)[]> {
+    const out: (CachedOutcome | undefined)[] = new Array(files.length);
+    const sameMachine = this.prev?.root === this.root;
+    let next = 0;
+    const worker = async () => {
+      for (let i = next++; i < files.length; i = next++) out[i] = await this.lookup(files[i]!, sameMachine);
+    };
+    await Promise.all(Array.from({ length: Math.min(8, files.length) }, worker));
+    this.stats.read = out.filter((o) => !o).length;
+    return out;
+  }
+
+  private async lookup(file: InputFile, sameMachine: boolean): Promise<CachedOutcome | undefined> {
     if (file.bytes || file.entry) return undefined;
-    const e = this.prev?.inputs[file.abs];
+    const id = this.id(file);
+    const e = this.prev?.inputs[id];
     if (!e) return undefined;
     const st = statSync(file.abs, { throwIfNoEntry: false });
-    if (!st || st.size !== e.size || st.mtimeMs !== e.mtimeMs || st.ctimeMs !== e.ctimeMs) return undefined;
-    this.next.inputs[file.abs] = e;
+    if (!st || st.size !== e.size) return undefined;
+    if (sameMachine && st.mtimeMs === e.mtimeMs && st.ctimeMs === e.ctimeMs) {
+      this.next.inputs[id] = e;
+      this.stats.byStat++;
+      return e.outcome;
+    }
+    if (!e.outcome.digest) return undefined;
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(file.abs);
+    } catch {
+      return undefined;
+    }
+    if (createHash('sha256').update(bytes).digest('hex') !== e.outcome.digest) return undefined;
+    // The stat taken before the read: a change during it shows as a mismatch next time.
+    this.next.inputs[id] = { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, outcome: e.outcome };
+    this.stats.byContent++;
     return e.outcome;
   }
 
@@ -130,27 +216,67 @@ export class BuildCache {
   }
 
   record(file: InputFile, st: { size: number; mtimeMs: number; ctimeMs: number } | undefined, outcome: CachedOutcome): void {
-    if (st) this.next.inputs[file.abs] = { ...st, outcome };
+    if (st) this.next.inputs[this.id(file)] = { ...st, outcome };
   }
 
-  /** The previous site's file at `path`, when it was emitted with the same content key. */
-  reusable(path: string, key: string): { path: string; size: number } | undefined {
-    const o = this.prev?.outputs[path];
-    return o && o.key === key ? { path: join(this.out, path), size: o.size } : undefined;
+  /**
+   * Where an unchanged output can be hard-linked from: the previous site's file at `path` when it was emitted with
+   * the same content key (only if that site is the one this cache describes: same output folder), else the copy
+   * kept in the blob folder (ZIP exports).
+   */
+  reusable(path: string, key: string): { path: string; size: number; blob: boolean }[] {
+    const found: { path: string; size: number; blob: boolean }[] = [];
+    const o = this.prev?.out === this.out ? this.prev.outputs[path] : undefined;
+    if (o && o.key === key) found.push({ path: join(this.out, path), size: o.size, blob: false });
+    const b = this.prev?.blobs[key];
+    if (b !== undefined) found.push({ path: this.blobPath(key), size: b, blob: true });
+    return found;
   }
 
-  emitted(path: string, key: string, size: number): void {
+  emitted(path: string, key: string, size: number, from?: 'site' | 'blob'): void {
     this.next.outputs[path] = { key, size };
+    if (!from) return;
+    if (from === 'site') this.stats.fromSite++;
+    else this.stats.fromBlobs++;
+    // A reused output keeps its kept copy.
+    const b = this.prev?.blobs[key];
+    if (b !== undefined) this.next.blobs[key] = b;
   }
 
-  /** Every input a cache hit and every output the same key and size as last time. */
+  /**
+   * Keep a copy of an output that is expensive to make (a ZIP export) beside the cache: a hard link when the cache
+   * folder is on the site's file system, else a copy. A failure only costs the next build's time.
+   */
+  async keep(file: string, key: string, size: number): Promise<void> {
+    const to = this.blobPath(key);
+    if (this.prev?.blobs[key] === size && (await lstat(to).then((s) => s.size === size, () => false))) {
+      this.next.blobs[key] = size;
+      return;
+    }
+    try {
+      mkdirSync(this.blobDir, { recursive: true });
+      await rm(to, { force: true });
+      await link(file, to).catch(() => copyFile(file, to));
+      this.next.blobs[key] = size;
+    } catch {
+      // Read-only or full cache folder.
+    }
+  }
+
+  private blobPath(key: string): string {
+    return join(this.blobDir, createHash('sha256').update(key).digest('hex').slice(0, 32));
+  }
+
+  /** Every input a cache hit by stat and every output the same key and size as last time. */
   private unchanged(): boolean {
     const prev = this.prev;
-    if (!prev) return false;
+    if (!prev || prev.root !== this.root || prev.out !== this.out) return false;
     const inputs = Object.keys(this.next.inputs);
     if (inputs.length !== Object.keys(prev.inputs).length || !inputs.every((k) => this.next.inputs[k] === prev.inputs[k])) return false;
     const outputs = Object.entries(this.next.outputs);
     if (outputs.length !== Object.keys(prev.outputs).length) return false;
+    const blobs = Object.keys(this.next.blobs);
+    if (blobs.length !== Object.keys(prev.blobs).length || !blobs.every((k) => prev.blobs[k] === this.next.blobs[k])) return false;
     return outputs.every(([k, o]) => prev.outputs[k]?.key === o.key && prev.outputs[k]?.size === o.size);
   }
 
@@ -166,7 +292,8 @@ export class BuildCache {
       const write = async (line: string) => {
         if (!gz.write(`${line}\n`)) await once(gz, 'drain');
       };
-      await write(JSON.stringify({ format: FORMAT, key: this.next.key }));
+      const { format, key, root, out } = this.next;
+      await write(JSON.stringify({ format, key, root, out }));
       // Each distinct reference once ('r' line), then by number: EPDs share most of theirs (flows, methods).
       const refIds = new Map<Ref, number>();
       for (const [k, v] of Object.entries(this.next.inputs)) {
@@ -187,12 +314,24 @@ export class BuildCache {
         await write(JSON.stringify(['i', k, { ...v, outcome: { ...v.outcome, header: { ...h, references: ids } } }]));
       }
       for (const [k, v] of Object.entries(this.next.outputs)) await write(JSON.stringify(['o', k, v]));
+      for (const [k, v] of Object.entries(this.next.blobs)) await write(JSON.stringify(['b', k, v]));
       gz.end();
       await done;
       renameSync(tmp, this.file);
+      this.pruneBlobs();
     } catch {
       // Read-only home or cache folder: builds stay correct, just not incremental.
       rmSync(tmp, { force: true });
+    }
+  }
+
+  /** Copies no longer in the site go, so the blob folder stays the size of the site's ZIP exports. */
+  private pruneBlobs(): void {
+    if (!existsSync(this.blobDir)) return;
+    const keep = new Set(Object.keys(this.next.blobs).map((k) => this.blobPath(k)));
+    for (const name of readdirSync(this.blobDir)) {
+      const p = join(this.blobDir, name);
+      if (!keep.has(p)) rmSync(p, { force: true });
     }
   }
 }

@@ -1,5 +1,5 @@
 import { constants, existsSync, readdirSync, statSync } from 'node:fs';
-import { copyFile, link, lstat, mkdir, mkdtemp, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, link, lstat, mkdir, mkdtemp, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, parse as parsePath, resolve } from 'node:path';
 import { OutputError } from '../errors.js';
 import { isInside, isSafeDocumentName } from '../read/inputs.js';
@@ -54,6 +54,8 @@ export async function writeSite(files: readonly PlannedFile[], o: WriteOptions, 
   await mkdir(dirname(out), { recursive: true });
   const tmp = await mkdtemp(join(dirname(out), `.${basename(out)}.tmp-`));
   try {
+    // mkdtemp makes the folder 0700: web server workers (www-data, nobody) could read nothing once it is swapped in.
+    await chmod(tmp, SITE_MODES.dir);
     await writeFiles(tmp, files, o.mtime, o.cache);
     const late = await finish(tmp);
     await writeFiles(tmp, late, o.mtime);
@@ -68,10 +70,22 @@ export async function writeSite(files: readonly PlannedFile[], o: WriteOptions, 
   }
 }
 
+/**
+ * Modes of the published tree, whatever the umask and the inputs' own modes (an input may well be 0600): folders
+ * 0755, files 0644, so any web server user can read the site, and the same on every machine (reproducible).
+ */
+export const SITE_MODES = { dir: 0o755, file: 0o644 } as const;
+
 async function writeFiles(dir: string, files: readonly PlannedFile[], mtime?: Date, cache?: BuildCache): Promise<void> {
   const dirs = new Set<string>();
-  for (const f of files) dirs.add(dirname(target(dir, f.path)));
-  for (const d of [...dirs].sort()) await mkdir(d, { recursive: true });
+  for (const f of files) {
+    // Every folder up to the site's root, intermediate ones too: mkdir applies the umask to each.
+    for (let d = dirname(target(dir, f.path)); d !== dir && !dirs.has(d); d = dirname(d)) dirs.add(d);
+  }
+  for (const d of [...dirs].sort()) {
+    await mkdir(d, { recursive: true });
+    await chmod(d, SITE_MODES.dir);
+  }
   // Same content key, same bytes: the first file of a key is written, the others become hard links to it
   // (the /v1 copy of each EPD, an EPD's PDF shared by many EPDs), so the site costs the corpus once, not thrice.
   const lead = new Map<string, { path: string; size: number }>();
@@ -95,13 +109,15 @@ async function writeFiles(dir: string, files: readonly PlannedFile[], mtime?: Da
   });
 }
 
-/** Write one planned file (or hard-link it from the previous site when its content key is unchanged); returns its size. */
+/** Write one planned file (or hard-link it from the previous site or the cache when its content key is unchanged); returns its size. */
 async function writeOne(dir: string, f: PlannedFile, mtime?: Date, cache?: BuildCache): Promise<number> {
   const to = target(dir, f.path);
   if (cache && f.key) {
-    const prev = cache.reusable(f.path, f.key);
-    if (prev && (await linkSame(prev.path, to, prev.size))) {
-      cache.emitted(f.path, f.key, prev.size);
+    for (const prev of cache.reusable(f.path, f.key)) {
+      if (!(await linkSame(prev.path, to, prev.size)) && !(prev.blob && (await copySame(prev.path, to, prev.size)))) continue;
+      // A site written by an older po-node may hold files of another mode.
+      await chmod(to, SITE_MODES.file);
+      cache.emitted(f.path, f.key, prev.size, prev.blob ? 'blob' : 'site');
       if (mtime) await utimes(to, mtime, mtime);
       return prev.size;
     }
@@ -111,9 +127,14 @@ async function writeOne(dir: string, f: PlannedFile, mtime?: Date, cache?: Build
   else if ('make' in f.source) await writeFile(to, await f.source.make());
   else if ('parts' in f.source) await writeFile(to, coalesce(f.source.parts()));
   else await writeFile(to, f.source.text);
+  await chmod(to, SITE_MODES.file);
   if (mtime) await utimes(to, mtime, mtime);
   const size = f.key ? (await stat(to)).size : 0;
-  if (cache && f.key) cache.emitted(f.path, f.key, size);
+  if (cache && f.key) {
+    cache.emitted(f.path, f.key, size);
+    // Made, not copied (ZIP exports): kept beside the cache for a runner that has no previous site.
+    if ('make' in f.source) await cache.keep(to, f.key, size);
+  }
   return size;
 }
 
@@ -124,6 +145,18 @@ async function linkSame(from: string, to: string, size: number): Promise<boolean
     if (!st.isFile() || st.size !== size) return false;
     await link(from, to);
     return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A cached copy on another file system (no hard link possible). */
+async function copySame(from: string, to: string, size: number): Promise<boolean> {
+  try {
+    await copyFile(from, to, constants.COPYFILE_FICLONE);
+    if ((await stat(to)).size === size) return true;
+    await rm(to, { force: true });
+    return false;
   } catch {
     return false;
   }

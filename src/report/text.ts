@@ -68,6 +68,12 @@ export function formatBuildSummary(r: BuildResult, c: Palette): string {
   if (r.written) {
     const status = r.status === 'ok' ? c.green('ok') : r.status === 'degraded' ? c.yellow('degraded') : c.red(r.status);
     lines.push(`Site written to ${c.bold(`${r.outDisplay}/`)} (health: ${status}) in ${(r.durationMs / 1000).toFixed(2)} s`);
+    const k = r.cache;
+    // In CI the line that shows whether the restored cache was hit.
+    if (k.byStat + k.byContent + k.fromSite + k.fromBlobs > 0) {
+      const blobs = k.fromBlobs ? `, ${n(k.fromBlobs, 'ZIP export')} from the cache` : '';
+      lines.push(`Incremental: ${k.byStat + k.byContent} inputs unchanged (${k.byContent} recognised by content), ${k.read} read${blobs}`);
+    }
     if (r.deployDisplay) lines.push(`Host configs (${r.config.hosts.join(', ')}) written to ${c.bold(`${r.deployDisplay}/`)}; see docs/hosting.md`);
     if (r.health?.status === 'fail') for (const reason of r.health.reasons) lines.push(c.red(`  ${reason}`));
   } else {

@@ -1,10 +1,10 @@
 // Whole builds: rejected inputs, duplicates, determinism, --strict, and the output folder's safety.
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { build, OutputError } from '../../dist/index.js';
-import { cleanup, EXAMPLE_CONFIG, EXAMPLE_DATA, REAL_EPDS, sha256, tmp, tree } from '../helpers/index.js';
+import { cleanup, EXAMPLE_CONFIG, EXAMPLE_DATA, REAL_EPDS, sha256, tmp, tree, wrongModes } from '../helpers/index.js';
 
 const NOW = new Date('2026-01-02T03:04:05Z');
 const IBU = REAL_EPDS[0];
@@ -93,6 +93,24 @@ test('same input gives a byte-identical tree (SOURCE_DATE_EPOCH convention)', as
   assert.ok(Object.keys(one).length > 150);
   assert.equal(tree(join(base, 'two')), one);
   assert.is(JSON.parse(readFileSync(join(base, 'one/healthz/index.json'), 'utf8')).builtAt, '2026-01-02T03:04:05.000Z');
+});
+
+test('the site is readable by any web server user: folders 0755, files 0644, whatever the umask and input modes', async () => {
+  const dir = tmp();
+  cpSync(EXAMPLE_DATA, join(dir, 'data'), { recursive: true });
+  // A private input (0600) is copied into the site; its mode must not come along.
+  chmodSync(join(dir, 'data', IBU.file), 0o600);
+  const out = join(dir, 'site');
+  const umask = process.umask(0o077);
+  try {
+    await build({ inputs: [join(dir, 'data')], out, cwd: dir, now: NOW, hosts: ['apache'] });
+    // The rebuild links unchanged files from the previous site: they keep the right mode too.
+    await build({ inputs: [join(dir, 'data')], out, cwd: dir, now: NOW, hosts: ['apache'] });
+  } finally {
+    process.umask(umask);
+  }
+  assert.equal(wrongModes(out), []);
+  assert.equal(wrongModes(`${out}-deploy`), []);
 });
 
 test('rebuilding replaces the site atomically and leaves no temporary folders', async () => {

@@ -1,10 +1,10 @@
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { build } from '../../dist/index.js';
 import { cacheFile } from '../../dist/emit/cache.js';
-import { cleanup, EXAMPLE_DATA, REAL_EPDS, tmp, tree } from '../helpers/index.js';
+import { cleanup, EXAMPLE_DATA, REAL_EPDS, tmp, tree, walkFiles } from '../helpers/index.js';
 
 test.after.each(cleanup);
 
@@ -28,18 +28,21 @@ test('incremental builds are byte-identical to clean builds: no change, change, 
   const [e0, e1, e2] = REAL_EPDS;
   const epdOut = (e) => join(inc, 'resource/processes', e.uuid);
   const zipOut = (e) => join(inc, 'resource/processes', `${e.uuid}_files/zipexport.zip`);
-  await build({ inputs: [join(dir, 'data')], out: inc, cwd: dir, ...quiet });
-  assert.ok(existsSync(cacheFile(inc)), 'cache written to the cache folder');
+  const first = await build({ inputs: [join(dir, 'data')], out: inc, cwd: dir, ...quiet });
+  const cached = cacheFile(first.config);
+  assert.ok(existsSync(cached), 'cache written to the cache folder');
   assert.not.ok(readdirSync(inc).some((n) => n.includes('cache')), 'not into the site');
 
   // No change: outputs are the previous files (hard links: same inode), not rewritten.
   const ino = statSync(epdOut(e0)).ino;
   const zipIno = statSync(zipOut(e0)).ino;
   const a = await build({ inputs: [join(dir, 'data')], out: inc, cwd: dir, ...quiet });
-  const cacheIno = statSync(cacheFile(inc)).ino;
+  const cacheIno = statSync(cached).ino;
   await compare(dir, inc);
-  assert.is(statSync(cacheFile(inc)).ino, cacheIno, 'a no-op rebuild leaves the cache file as it was');
+  assert.is(statSync(cached).ino, cacheIno, 'a no-op rebuild leaves the cache file as it was');
   assert.ok(a.written);
+  assert.is(a.cache.read, 0, 'nothing read again');
+  assert.ok(a.cache.byStat > 0 && a.cache.byContent === 0, 'same machine: stat is enough');
   assert.is(statSync(epdOut(e0)).ino, ino, 'unchanged EPD reused');
   assert.is(statSync(zipOut(e0)).ino, zipIno, 'unchanged ZIP export reused');
 
@@ -81,6 +84,68 @@ test('--clean ignores the cache: files are written anew', async () => {
   const ino = statSync(p).ino;
   await build({ inputs: [join(dir, 'data')], out: inc, cwd: dir, clean: true, ...quiet });
   assert.is.not(statSync(p).ino, ino);
+});
+
+/** A CI project: config, inputs and the cache folder inside the checkout. */
+function project(dir) {
+  cpSync(EXAMPLE_DATA, join(dir, 'data'), { recursive: true });
+  writeFileSync(join(dir, 'po-node.config.json'), JSON.stringify({ inputs: ['data'], out: 'site', cacheDir: '.po-node-cache' }));
+  return { cwd: dir, config: join(dir, 'po-node.config.json'), ...quiet };
+}
+
+test('fresh runner: the same inputs at another path, new mtimes, the cache folder restored: nothing is parsed again', async () => {
+  const a = tmp('po-node-runner-a-');
+  const first = await build(project(a));
+  assert.ok(existsSync(join(a, '.po-node-cache')), 'cacheDir from the config, relative to it');
+  assert.ok(first.cache.read > 0);
+
+  // The next CI run: a new checkout somewhere else (new mtimes and ctimes), actions/cache restores the cache folder.
+  const b = tmp('po-node-runner-b-');
+  cpSync(join(a, 'data'), join(b, 'data'), { recursive: true });
+  cpSync(join(a, 'po-node.config.json'), join(b, 'po-node.config.json'));
+  const later = new Date(Date.now() + 3_600_000);
+  for (const f of walkFiles(join(b, 'data'))) utimesSync(f, later, later);
+  cpSync(join(a, '.po-node-cache'), join(b, '.po-node-cache'), { recursive: true });
+  const r = await build({ cwd: b, config: join(b, 'po-node.config.json'), ...quiet });
+  assert.is(r.cache.read, 0, 'no input parsed or validated again');
+  assert.is(r.cache.byStat, 0, 'stat is not trusted on another machine');
+  assert.is(r.cache.byContent, first.cache.read, 'every input recognised by its bytes');
+  assert.ok(r.cache.fromBlobs > 0, 'ZIP exports taken from the cache, not made again');
+  assert.is(r.cache.fromBlobs, walkFiles(join(b, 'site')).filter((f) => f.endsWith('zipexport.zip')).length);
+  assert.equal(tree(join(b, 'site')), tree(join(a, 'site')), 'the same site as the clean build');
+  assert.equal(r.findings, first.findings);
+  for (const f of walkFiles(join(b, 'site'))) {
+    const bytes = readFileSync(f);
+    assert.not.ok(bytes.includes(a) || bytes.includes(b), `no local path in ${f}`);
+  }
+
+  // 1% changed on that runner: only the changed file is read; the site still equals a clean build.
+  const f1 = join(b, 'data', REAL_EPDS[1].file);
+  writeFileSync(f1, readFileSync(f1, 'utf8').replace(/(<baseName[^>]*>)/, '$1Changed '));
+  const c = await build({ cwd: b, config: join(b, 'po-node.config.json'), ...quiet });
+  assert.is(c.cache.read, 1);
+  const clean = await build({ cwd: b, config: join(b, 'po-node.config.json'), out: join(tmp(), 'site'), clean: true, ...quiet });
+  assert.equal(tree(join(b, 'site')), tree(clean.out));
+  assert.equal(c.findings, clean.findings);
+});
+
+test('fresh runner: a changed config or a file with the same size but other bytes is not taken from the cache', async () => {
+  const a = tmp('po-node-runner-a-');
+  const first = await build(project(a));
+  const b = tmp('po-node-runner-b-');
+  cpSync(a, b, { recursive: true });
+  rmSync(join(b, 'site'), { recursive: true });
+  // Same size, other bytes: one letter of a name.
+  const f0 = join(b, 'data', REAL_EPDS[0].file);
+  const text = readFileSync(f0, 'utf8');
+  writeFileSync(f0, text.replace(/(<baseName[^>]*>)(.)/, (_m, t, ch) => `${t}${ch === 'X' ? 'Y' : 'X'}`));
+  assert.is(statSync(f0).size, Buffer.byteLength(text));
+  const r = await build({ cwd: b, config: join(b, 'po-node.config.json'), ...quiet });
+  assert.is(r.cache.read, 1);
+  const clean = await build({ cwd: b, config: join(b, 'po-node.config.json'), out: join(tmp(), 'site'), clean: true, ...quiet });
+  assert.equal(tree(join(b, 'site')), tree(clean.out));
+  const changed = await build({ cwd: b, config: join(b, 'po-node.config.json'), baseUrl: 'https://epd.example.org/node', ...quiet });
+  assert.is(changed.cache.read, first.cache.read, 'config change: a full build');
 });
 
 test.run();

@@ -1,6 +1,6 @@
 // Shared test helpers: paths, temporary folders, tree listing, example builds.
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,6 +36,26 @@ export function tree(dir) {
   };
   walk(dir);
   return out;
+}
+
+/** Absolute paths of every file below dir. */
+export function walkFiles(dir) {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath ?? e.path, e.name));
+}
+
+/** Paths below dir (and dir itself) whose mode is not what a web server user can read: folders 0755, files 0644. */
+export function wrongModes(dir) {
+  const wrong = [];
+  const walk = (p) => {
+    const st = lstatSync(p);
+    const want = st.isDirectory() ? 0o755 : 0o644;
+    if ((st.mode & 0o7777) !== want) wrong.push(`${relative(dir, p) || '.'} ${(st.mode & 0o7777).toString(8)}`);
+    if (st.isDirectory()) for (const name of readdirSync(p)) walk(join(p, name));
+  };
+  walk(dir);
+  return wrong;
 }
 
 export function sha256(bytes) {

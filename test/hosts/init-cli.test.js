@@ -25,7 +25,9 @@ I('writes a commented, schema-valid config and the GitHub Pages workflow', () =>
   assert.match(wf, /uses: actions\/upload-pages-artifact@v3\n\s+with:\n\s+path: site\n/);
   assert.match(wf, /uses: actions\/deploy-pages@v4/);
   assert.match(wf, /pages: write\n\s+id-token: write/);
-  assert.match(wf, /npx po-node build --config po-node\.config\.json --out site --host github-pages --strict/);
+  // The build runs in the po-node action (action.yml), which restores and saves the incremental-build cache.
+  assert.match(wf, /uses: po-node\/po-node@v\d+\.\d+\.\d+\n\s+with:\n\s+config: po-node\.config\.json\n/);
+  assert.match(wf, /\n\s+out: site\n\s+host: github-pages\n\s+strict: true\n/);
   assert.match(r.stderr, /wrote po-node\.config\.json/);
   // The scheduled readiness job runs `check` against the configured base URL, and only it runs on the schedule.
   assert.match(wf, /schedule:\n\s+- cron: "17 5 \* \* \*"/);
@@ -33,12 +35,15 @@ I('writes a commented, schema-valid config and the GitHub Pages workflow', () =>
   assert.match(wf, /build:\n\s+if: github\.event_name != 'schedule'/);
 });
 
-I('s3-cloudfront gets the S3 workflow that runs the emitted upload script', () => {
+I('s3-cloudfront gets the S3 workflow: the po-node action builds, po-node deploy publishes with OIDC credentials', () => {
   const dir = tmp();
   assert.is(run(['init', '--host', 's3-cloudfront,nginx'], dir).status, 0);
   const wf = readFileSync(join(dir, '.github/workflows/po-node-s3-cloudfront.yml'), 'utf8');
-  assert.match(wf, /bash site-deploy\/s3-cloudfront\/s3-upload\.sh site/);
-  assert.match(wf, /aws-actions\/configure-aws-credentials@v4/);
+  assert.match(wf, /uses: po-node\/po-node@v[\d.]+\n\s+with:\n\s+config: po-node\.config\.json\n\s+out: site\n\s+host: s3-cloudfront\n/);
+  assert.match(wf, /npx po-node deploy site --to "s3:\/\/\$S3_BUCKET" --distribution-id "\$DISTRIBUTION_ID" --region "\$AWS_REGION"/);
+  assert.match(wf, /aws-actions\/configure-aws-credentials@v4\n\s+with:\n\s+role-to-assume: \$\{\{ vars\.AWS_ROLE_ARN \}\}/);
+  assert.match(wf, /id-token: write/);
+  assert.not.ok(wf.includes('s3-upload.sh'));
   const cfg = JSON.parse(readFileSync(join(dir, 'po-node.config.json'), 'utf8'));
   assert.equal(cfg.deploy.listen, 80, 'nginx gets deploy settings to edit');
   assert.not.ok(existsSync(join(dir, '.github/workflows/po-node-github-pages.yml')));

@@ -8,7 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { build } from '../../dist/index.js';
 import { apiExpectations, checkApi, findBinary, ODD_DOC, freePort, httpGet, startProcess } from '../helpers/http.js';
-import { cleanup, EXAMPLE_CONFIG, EXAMPLE_DATA, REAL_EPDS, tmp } from '../helpers/index.js';
+import { cleanup, EXAMPLE_CONFIG, EXAMPLE_DATA, REAL_EPDS, tmp, wrongModes } from '../helpers/index.js';
 
 const NGINX = process.env.PO_NODE_TEST_NO_SERVERS ? null : findBinary('/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/bin/nginx');
 const APACHE = process.env.PO_NODE_TEST_NO_SERVERS ? null : findBinary('/usr/sbin/apache2', '/usr/sbin/httpd', '/usr/local/sbin/httpd');
@@ -30,9 +30,19 @@ async function setup() {
   delete cfg.$schema;
   Object.assign(cfg, { inputs: [EXAMPLE_DATA], out: join(dir, 'site'), hosts: ['nginx', 'apache', 'github-pages'], deploy: { listen: `127.0.0.1:${port}`, serverName: 'localhost' } });
   writeFileSync(join(dir, 'po-node.config.json'), JSON.stringify(cfg));
-  const result = await build({ config: join(dir, 'po-node.config.json'), now: new Date('2026-01-02T03:04:05Z') });
+  // A strict umask, as on hardened runners: the site must still be readable by the unprivileged workers.
+  const umask = process.umask(0o077);
+  let result;
+  try {
+    result = await build({ config: join(dir, 'po-node.config.json'), now: new Date('2026-01-02T03:04:05Z') });
+  } finally {
+    process.umask(umask);
+  }
   assert.is(result.status, 'ok');
   const out = cfg.out;
+  // Served exactly as built: no chmod of the site below, only of the test's own temp folder above it.
+  assert.equal(wrongModes(out), [], 'folders 0755, files 0644');
+  chmodSync(dir, 0o755);
   // A document name with spaces and non-ASCII characters (the example's names are ASCII): hosts match it decoded.
   writeFileSync(join(out, `resource/sources/${ODD_DOC.source}_files/${ODD_DOC.name}`), ODD_DOC.bytes);
   const expectations = apiExpectations(out);
@@ -44,8 +54,6 @@ async function setup() {
   // An ACME challenge must stay reachable even though hidden files are refused.
   mkdirSync(join(out, '.well-known/acme-challenge'), { recursive: true });
   writeFileSync(join(out, '.well-known/acme-challenge/token'), 'acme-ok');
-  // Workers run as an unprivileged user when we are root: let them read the temp tree.
-  for (const d of [dir, out]) chmodSync(d, 0o755);
   ctx = { dir, port, out, deploy: `${out}-deploy`, expectations, uuid };
   return ctx;
 }
