@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
@@ -80,12 +80,16 @@ export class BuildCache {
   async load(interner?: Interner): Promise<this> {
     if (this.fresh) return this;
     const doc: CacheDoc = { format: FORMAT, key: this.key, inputs: {}, outputs: {} };
+    let stop: (() => void) | undefined;
     try {
       if (!existsSync(this.file)) return this;
       const gunzip = createGunzip();
       // pipe() does not forward errors: a vanished or truncated file must end the loop, not the process.
       createReadStream(this.file).on('error', (e) => gunzip.destroy(e)).pipe(gunzip);
       const lines = createInterface({ input: gunzip, crlfDelay: Infinity });
+      // The loop may stop at the first line (another key); a corrupt rest must not then surface as an unhandled error.
+      lines.on('error', () => undefined);
+      stop = () => gunzip.destroy();
       let first = true;
       const refs: Ref[] = [];
       for await (const line of lines) {
@@ -107,6 +111,8 @@ export class BuildCache {
       if (!first) this.prev = doc;
     } catch {
       // No cache, or unreadable: a full build.
+    } finally {
+      stop?.();
     }
     return this;
   }
@@ -158,7 +164,8 @@ export class BuildCache {
   async save(): Promise<void> {
     // A no-op rebuild leaves the cache as it was: no need to write it again.
     if (this.unchanged()) return;
-    const tmp = `${this.file}.tmp-${process.pid}`;
+    // Unique per save: builds of the same output in one process must not write into each other's file.
+    const tmp = `${this.file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
     try {
       mkdirSync(join(this.file, '..'), { recursive: true });
       const gz = createGzip({ level: 1 });
