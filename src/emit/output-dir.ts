@@ -45,7 +45,7 @@ function alive(pid: number, start: string): boolean {
   return now === undefined || now === start;
 }
 
-/** Folders without an owner in their name, from po-node 0.1.0, are left for a day in case a build still writes them. */
+/** Folders without an owner in their name (earlier versions) are left for a day in case a build still writes them. */
 const UNOWNED_GRACE_MS = 24 * 3600 * 1000;
 
 /**

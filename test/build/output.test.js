@@ -59,7 +59,7 @@ test('--out on a read-only file system: one line naming EROFS, exit 2', () => {
   }
 });
 
-test('--out in a folder the user may not write: one line naming EACCES, exit 2; DEBUG=po-node adds the stack', () => {
+test('--out (and init --dir) in a folder the user may not write: one line naming EACCES, exit 2; DEBUG=po-node adds the stack', () => {
   if (IS_ROOT && !SETPRIV) {
     if (process.env.CI) assert.unreachable('setpriv (util-linux) is needed to run a build as nobody in CI');
     return console.warn('\n  NOTICE: no setpriv: the EACCES case of build is SKIPPED\n');
@@ -78,6 +78,8 @@ test('--out in a folder the user may not write: one line naming EACCES, exit 2; 
   assert.is(debug.code, 2);
   assert.match(debug.err, /\n\s+at /, 'DEBUG=po-node prints the stack');
   assert.equal(readdirSync(locked), []);
+  const init = run(['init', '--dir', join(locked, 'cfg')], { cmd: nodeAsNobody() });
+  oneLine(init, /Cannot write the configuration to \S+\/locked\/cfg: permission denied \(EACCES\)$/);
 });
 
 test('disk full during the write: one line naming ENOSPC; the old site intact, no temporary folder left', () => {
