@@ -68,8 +68,6 @@ export interface BuildResult {
   references: ReferenceReport;
 }
 
-const DEPLOY = 'the host configuration';
-
 /** Build time for reproducible output: SOURCE_DATE_EPOCH (seconds) when set, else now. */
 export function buildTime(env: NodeJS.ProcessEnv = process.env): Date {
   const sde = env.SOURCE_DATE_EPOCH;
@@ -85,7 +83,8 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   const builtAt = opts.now ?? buildTime();
   // Fail on an unsafe --out before spending time on reading.
   checkOutputFolder({ out: cfg.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false });
-  if (cfg.hosts?.length) checkOutputFolder({ out: cfg.deploy.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false, what: DEPLOY });
+  const deployTo = { out: cfg.deploy.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false, what: 'the host configuration' };
+  if (cfg.hosts?.length) checkOutputFolder(deployTo);
 
   const found = await discoverInputs(cfg.inputs, cwd);
   const unzipped = await expandZips(found.files, cfg.limits.zip);
@@ -152,7 +151,7 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   await cache.save();
   // Host configs outside the tree (nginx, Apache vhost, S3 script): their own folder, swapped in the same way.
   const deploy = emitHosts(cfg.hosts ?? [], { cfg, site: files }).deploy;
-  if (deploy.length) await writeSite(deploy, { out: cfg.deploy.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false, what: DEPLOY }, async () => []);
+  if (deploy.length) await writeSite(deploy, deployTo, async () => []);
   const deployDisplay = deploy.length ? toPosix(relative(cwd, cfg.deploy.out)) || '.' : undefined;
   return { ...base, ...(deployDisplay ? { deployDisplay } : {}), ok: health!.status !== 'fail', written: true, status: health!.status, health: health!, durationMs: performance.now() - started };
 }

@@ -123,7 +123,9 @@ export function loadConfig(o: ConfigOverrides = {}): ResolvedConfig {
     throw new ConfigError(`--max-file-size ${String(o.maxFileSizeMB)} is not a positive number of MB`, { hint: 'Example: --max-file-size 100' });
   }
   if (o.baseUrl !== undefined) checkBaseUrl(o.baseUrl, '--base-url', 'Example: --base-url https://epd.example.org/node');
-  else if (raw.baseUrl !== undefined) checkBaseUrl(raw.baseUrl, `"baseUrl" in ${configName}`, 'Example: "baseUrl": "https://epd.example.org/node"');
+  else if (raw.baseUrl !== undefined) {
+    checkBaseUrl(raw.baseUrl, `"baseUrl" in ${configName}`, 'Example: "baseUrl": "https://epd.example.org/node"');
+  }
   const baseUrl = (o.baseUrl ?? raw.baseUrl)?.replace(/\/+$/, '');
   const desc = raw.node?.description;
   const node: NodeInfoConfig = {

@@ -52,12 +52,15 @@ export function checkOutputFolder(o: Pick<WriteOptions, 'out' | 'inputs' | 'cwd'
   }
 }
 
+/** Adds the files that depend on what was written (health), given the folder being written. */
+type Finish = (dir: string) => Promise<readonly PlannedFile[]>;
+
 /**
  * The only writer: builds the whole site in a temporary sibling folder, lets `finish` add files
  * that depend on what was written (health), then swaps it in with renames, so readers never see
  * a half-written site and a failed build leaves the old one untouched.
  */
-export async function writeSite(files: readonly PlannedFile[], o: WriteOptions, finish: (dir: string) => Promise<readonly PlannedFile[]>): Promise<void> {
+export async function writeSite(files: readonly PlannedFile[], o: WriteOptions, finish: Finish): Promise<void> {
   checkOutputFolder(o);
   const out = resolve(o.out);
   try {
@@ -68,7 +71,7 @@ export async function writeSite(files: readonly PlannedFile[], o: WriteOptions, 
   }
 }
 
-async function writeAndSwap(out: string, files: readonly PlannedFile[], o: WriteOptions, finish: (dir: string) => Promise<readonly PlannedFile[]>): Promise<void> {
+async function writeAndSwap(out: string, files: readonly PlannedFile[], o: WriteOptions, finish: Finish): Promise<void> {
   await mkdir(dirname(out), { recursive: true });
   // Leftovers of builds killed before they could clean up (kill -9, power loss); also frees their disk space.
   await removeStaleTemps(out);

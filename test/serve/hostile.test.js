@@ -9,7 +9,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { build, createSiteServer } from '../../dist/index.js';
 import { httpGet } from '../helpers/http.js';
-import { BIN, buildExample, cleanup, EXAMPLE_CONFIG, EXAMPLE_DATA, IS_ROOT, nodeAsNobody, REAL_EPDS, SETPRIV, tmp } from '../helpers/index.js';
+import { BIN, buildExample, cleanup, EXAMPLE_CONFIG, EXAMPLE_DATA, IS_ROOT, nodeAsNobody, REAL_EPDS, SETPRIV, tmp }
+  from '../helpers/index.js';
 
 /** One raw request line, as a client that does not normalise the target sends it; resolves { status, body }. */
 function raw(port, target, method = 'GET') {
