@@ -101,13 +101,16 @@ export function checkWritable(out: string, cwd: string, what: string): void {
   }
 }
 
-const HINTS: Record<string, (parent: string) => string> = {
+/** The output folder is replaced by renaming, which a mount point does not allow. */
+export const MOUNT_HINT = (out: string) => `A mount point cannot be replaced by renaming: use a folder inside it, e.g. --out ${join(out, 'site')}.`;
+
+const HINTS: Record<string, (parent: string, out: string) => string> = {
   EROFS: (p) => `${p} is on a read-only file system: pick an --out on a writable disk.`,
   EACCES: (p) => `This user may not create folders in ${p}: pick another --out, or get write permission there.`,
   ENOSPC: () => 'Free space on that disk, or pick an --out on another disk. Nothing was replaced: a previous site there is unchanged.',
   EDQUOT: () => 'The disk quota is used up: free space, or pick an --out on another disk. A previous site there is unchanged.',
   EFBIG: () => 'A file is larger than the file system or the file size limit (ulimit -f) allows. A previous site there is unchanged.',
-  EBUSY: (p) => `The output folder is replaced by renaming; a mount point cannot be. Use a folder inside it, e.g. --out ${p}/site.`,
+  EBUSY: (_, out) => MOUNT_HINT(out),
   ENOTDIR: () => 'A part of the --out path is a file, not a folder.',
 };
 HINTS.EPERM = HINTS.EACCES!;
@@ -122,6 +125,6 @@ export function outputFailure(e: unknown, out: string, cwd: string, what: string
   if (!(err instanceof Error) || typeof err.code !== 'string' || !err.syscall) return undefined;
   // Node's message starts "CODE: words, syscall 'path'": the words are the system's own description.
   const words = /^[A-Z0-9]+: ([^,]+)/.exec(err.message)?.[1] ?? err.code;
-  const hint = HINTS[err.code]?.(shown(dirname(out), cwd));
+  const hint = HINTS[err.code]?.(shown(dirname(out), cwd), shown(out, cwd));
   return new OutputError(`Cannot write ${what} to ${shown(out, cwd)}: ${words} (${err.code})`, { ...(hint ? { hint } : {}), cause: e });
 }

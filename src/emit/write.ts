@@ -5,7 +5,7 @@ import { OutputError } from '../errors.js';
 import { isInside, isSafeDocumentName } from '../read/inputs.js';
 import type { BuildCache } from './cache.js';
 import type { PlannedFile } from './plan.js';
-import { checkWritable, outputFailure, removeStaleTemps, tempPrefix } from './output-dir.js';
+import { checkWritable, MOUNT_HINT, outputFailure, removeStaleTemps, tempPrefix } from './output-dir.js';
 import { coalesce } from './stream.js';
 
 /** Written into every site po-node builds, so a later build knows the folder is its own to replace. */
@@ -39,6 +39,9 @@ export function checkOutputFolder(o: Pick<WriteOptions, 'out' | 'inputs' | 'cwd'
   checkWritable(out, o.cwd, o.what ?? 'the site');
   if (!existsSync(out)) return;
   if (!statSync(out).isDirectory()) throw new OutputError(`The output path ${o.out} exists and is not a folder`);
+  if (statSync(out).dev !== statSync(dirname(out)).dev) {
+    throw new OutputError(`The output folder ${o.out} is a mount point; the site is swapped in by renaming it`, { hint: MOUNT_HINT(o.out) });
+  }
   let entries: string[];
   try {
     entries = readdirSync(out);

@@ -102,6 +102,20 @@ test('disk full during the write: one line naming ENOSPC; the old site intact, n
   }
 });
 
+test('--out is a mount point: refused before reading, one line, exit 2', () => {
+  const out = join(tmp(), 'site');
+  const m = tmpfs(out, 'size=1m', 'the mount point test');
+  if (!m) return;
+  try {
+    const r = run(['build', ...EXAMPLE, '--out', out]);
+    oneLine(r, /The output folder \S+\/site is a mount point/);
+    assert.match(r.err, `hint: A mount point cannot be replaced by renaming: use a folder inside it, e.g. --out ${out}/site.`);
+    assert.equal(readdirSync(out), []);
+  } finally {
+    m.umount();
+  }
+});
+
 test('a base URL that is not one, as flag or in the config: one line, exit 2', () => {
   const out = join(tmp(), 'site');
   const flag = run(['build', ...EXAMPLE, '--out', out, '--base-url', 'https://exa<mple.org']);
