@@ -77,6 +77,7 @@ test('--out (and init --dir) in a folder the user may not write: one line naming
   const debug = run(args, { cmd: nodeAsNobody(), env: { DEBUG: 'po-node' } });
   assert.is(debug.code, 2);
   assert.match(debug.err, /\n\s+at /, 'DEBUG=po-node prints the stack');
+  assert.match(debug.err, /caused by: Error: EACCES: permission denied, access/, 'and the stack of the system error');
   assert.equal(readdirSync(locked), []);
   const init = run(['init', '--dir', join(locked, 'cfg')], { cmd: nodeAsNobody() });
   oneLine(init, /Cannot write the configuration to \S+\/locked\/cfg: permission denied \(EACCES\)$/);
