@@ -17,17 +17,18 @@ export function tempPrefix(out: string): string {
 
 let token: string | undefined;
 function ownerToken(): string {
-  return (token ??= `${HOST}-${process.pid}-${startTime(process.pid) ?? 0}`);
+  return (token ??= `${HOST}-${process.pid}-${procStat(process.pid)?.start ?? 0}`);
 }
 
 const HOST = createHash('sha256').update(hostname()).digest('hex').slice(0, 8);
 
-/** Start time of a process in clock ticks since boot (Linux /proc); undefined where that cannot be read. */
-function startTime(pid: number): string | undefined {
+/** State and start time (clock ticks since boot) of a process from Linux /proc; undefined where it cannot be read. */
+function procStat(pid: number): { state: string; start: string } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command name, which is in parentheses and may itself contain spaces and parentheses.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state: f[0]!, start: f[19]! };
   } catch {
     return undefined;
   }
@@ -40,9 +41,11 @@ function alive(pid: number, start: string): boolean {
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ESRCH') return false;
   }
-  // The pid may have been reused since: a different start time is a different process.
-  const now = start === '0' ? undefined : startTime(pid);
-  return now === undefined || now === start;
+  // A zombie (killed, not yet reaped by its parent) writes nothing more. The pid may have been reused since:
+  // a different start time is a different process.
+  const now = procStat(pid);
+  if (!now) return true;
+  return now.state !== 'Z' && (start === '0' || now.start === start);
 }
 
 /** Folders without an owner in their name (earlier versions) are left for a day in case a build still writes them. */

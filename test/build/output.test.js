@@ -206,8 +206,20 @@ test('stale folders: dead owners removed, live ones and other hosts kept, an old
   const otherHost = host === '0badc0de' ? '0badc0d0' : '0badc0de';
   const keep = [live, `.site.tmp-${otherHost}-${dead}-1-abcdef`, '.site.tmp-abcdef', `.site2.tmp-${host}-${dead}-1-abcdef`, '.site.tmp-x'];
   const gone = [`.site.tmp-${host}-${dead}-7-abcdef`, '.site.tmp-ghijkl'];
-  // The pid of this process with another start time: a reused pid, not this process.
-  if (existsSync('/proc/self/stat')) gone.push(`.site.tmp-${host}-${process.pid}-1-reused`);
+  let zombie;
+  if (existsSync('/proc/self/stat')) {
+    // The pid of this process with another start time: a reused pid, not this process.
+    gone.push(`.site.tmp-${host}-${process.pid}-1-reused`);
+    // A killed build its parent has not reaped yet: the shell became `sleep`, which never reaps its child.
+    zombie = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const pid = Number(await new Promise((ok) => zombie.stdout.once('data', ok)));
+    let stat = '';
+    while (!/\) Z /.test(stat)) {
+      await sleep(5);
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    }
+    gone.push(`.site.tmp-${host}-${pid}-${stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]}-zombie`);
+  }
   for (const n of [...keep, ...gone]) if (n !== live) mk(n);
   const twoDaysAgo = new Date(Date.now() - 48 * 3600 * 1000);
   utimesSync(join(base, '.site.tmp-ghijkl'), twoDaysAgo, twoDaysAgo);
@@ -215,6 +227,7 @@ test('stale folders: dead owners removed, live ones and other hosts kept, an old
   mk(`.site.tmp-${host}-${dead}-9-zzzzzz.old`);
   writeFileSync(join(base, `.site.tmp-${host}-${dead}-9-zzzzzz.old`, '.po-node.json'), '{}');
   await removeStaleTemps(out);
+  zombie?.kill();
   assert.equal(readdirSync(base).sort(), [...keep, 'site'].sort());
   assert.ok(existsSync(join(out, '.po-node.json')), 'the old site is back in place');
 });
