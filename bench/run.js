@@ -5,11 +5,12 @@
 //   --rss-only  corpus, cp -r and the no-validation build only: the memory figure of a large run
 //   --keep      keep the corpus (in .bench/n<count>); --reuse builds from a kept corpus instead of generating it
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { makeCorpus } from '../test/helpers/corpus.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const { values: args } = parseArgs({ options: { count: { type: 'string', default: '10000' }, dir: { type: 'string', default: join(ROOT, '.bench') }, keep: { type: 'boolean', default: false }, 'no-zip': { type: 'boolean', default: false }, 'rss-only': { type: 'boolean', default: false }, reuse: { type: 'boolean', default: false }, 'corpus-only': { type: 'boolean', default: false } } });
@@ -19,7 +20,6 @@ const count = Number(args.count);
 const tag = `${count}${zipOff ? '-nozip' : ''}`;
 const work = join(args.dir, `n${count}`);
 const corpus = join(work, 'corpus');
-const data = join(ROOT, 'examples', 'ilcdlib');
 
 function log(s) {
   process.stderr.write(`${s}\n`);
@@ -29,39 +29,6 @@ function time(fn) {
   const t0 = performance.now();
   fn();
   return performance.now() - t0;
-}
-
-/** Clone the real EPDs with fresh UUIDs, versions and names; dependent datasets copied once. */
-function makeCorpus() {
-  rmSync(work, { recursive: true, force: true });
-  mkdirSync(join(corpus, 'processes'), { recursive: true });
-  const templates = [];
-  for (const exp of readdirSync(data)) {
-    const dir = join(data, exp, 'ILCD');
-    for (const folder of readdirSync(dir)) {
-      if (folder === 'processes') {
-        for (const f of readdirSync(join(dir, folder))) templates.push(readFileSync(join(dir, folder, f), 'utf8'));
-      } else {
-        cpSync(join(dir, folder), join(corpus, exp, folder), { recursive: true });
-      }
-    }
-  }
-  for (let i = 0; i < count; i++) {
-    const t = templates[i % templates.length];
-    const oldUuid = /<common:UUID>([^<]+)<\/common:UUID>/.exec(t)[1];
-    const uuid = synthUuid(i);
-    const version = `01.${String(Math.floor(i / 1000) % 100).padStart(2, '0')}.${String(i % 1000).padStart(3, '0')}`;
-    const xml = t
-      .replaceAll(oldUuid, uuid)
-      .replace(/<common:dataSetVersion>[^<]+</, `<common:dataSetVersion>${version}<`)
-      .replace(/(<baseName[^>]*>)([^<]*)/g, `$1$2 #${i}`);
-    writeFileSync(join(corpus, 'processes', `${uuid}.xml`), xml);
-  }
-}
-
-function synthUuid(i) {
-  const h = i.toString(16).padStart(12, '0');
-  return `b0b0b0b0-0000-4000-8000-${h}`;
 }
 
 /** Bytes on disk under dir: hard links (the site links identical files) count once. */
@@ -112,7 +79,8 @@ const ready = join(work, 'corpus.done');
 if (args.reuse && existsSync(ready)) log(`reusing the corpus in ${corpus}`);
 else {
   log('generating corpus ...');
-  makeCorpus();
+  rmSync(work, { recursive: true, force: true });
+  makeCorpus(corpus, count);
   writeFileSync(ready, `${count}\n`);
 }
 if (args['corpus-only']) process.exit(0);

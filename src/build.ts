@@ -5,7 +5,7 @@ import type { ResolvedConfig } from './config/load.js';
 import { BuildCache, cacheFile, cacheKey, defaultCacheDir, type CacheStats } from './emit/cache.js';
 import { healthFiles, verifyAndDescribe, type HealthDoc } from './emit/health.js';
 import { planSite } from './emit/plan.js';
-import { checkOutputFolder, writeSite } from './emit/write.js';
+import { checkOutputFolder, writeSite, type WriteOptions } from './emit/write.js';
 import { emitHosts } from './hosts/index.js';
 import { HOST_LIMITS, hostLimitFindings, measureSite } from './hosts/limits.js';
 import { append } from './append.js';
@@ -53,11 +53,13 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   const started = performance.now();
   const cwd = opts.cwd ?? process.cwd();
   let cache!: BuildCache;
+  let deployTo!: WriteOptions;
   const { cfg, now: builtAt, catalog, references, findings, summary } = await readStage(opts, {
     // Fail on an unsafe --out before spending time on reading.
     configured: (cfg) => {
       checkOutputFolder({ out: cfg.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false });
-      if (cfg.hosts?.length) checkOutputFolder({ out: cfg.deploy.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false });
+      deployTo = { out: cfg.deploy.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false, what: 'the host configuration' };
+      if (cfg.hosts?.length) checkOutputFolder(deployTo);
     },
     // Incremental builds: unchanged inputs and outputs are reused (src/emit/cache.ts, docs/performance.md).
     openCache: async (cfg, interner, builtAt) => {
@@ -99,7 +101,7 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   }
   // Host configs outside the tree (nginx, Apache vhost, S3 script): their own folder, swapped in the same way.
   const deploy = emitHosts(cfg.hosts ?? [], { cfg, site: files }).deploy;
-  if (deploy.length) await writeSite(deploy, { out: cfg.deploy.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false }, async () => []);
+  if (deploy.length) await writeSite(deploy, deployTo, async () => []);
   const deployDisplay = deploy.length ? toPosix(relative(cwd, cfg.deploy.out)) || '.' : undefined;
   return { ...base, ...(deployDisplay ? { deployDisplay } : {}), ok: health!.status !== 'fail', written: true, status: health!.status, health: health!, durationMs: performance.now() - started };
 }

@@ -35,7 +35,10 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
       const c = palette(io.stderr, io.env);
       io.stderr.write(`${c.red('po-node:')} ${e.message}\n`);
       if (e.hint) io.stderr.write(`${c.dim('hint:')} ${e.hint}\n`);
-      if (io.env.DEBUG?.includes('po-node')) io.stderr.write(`${e.stack}\n`);
+      if (io.env.DEBUG?.includes('po-node')) {
+        // The stack of the error behind it (an EROFS from mkdtemp, ...) says where it happened.
+        io.stderr.write(`${e.stack}\n${e.cause instanceof Error ? `caused by: ${e.cause.stack}\n` : ''}`);
+      }
       return 2;
     }
     throw e;

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { OutputError } from '../errors.js';
+import { outputFailure } from '../emit/output-dir.js';
 import { parseHosts, type HostName } from '../hosts/index.js';
 import { fillTemplate } from '../hosts/template.js';
 import { toPosix } from '../read/inputs.js';
@@ -64,10 +65,14 @@ export function initCommand(o: InitOptions): string[] {
   if (existing.length && !o.force) {
     throw new OutputError(`Not overwriting ${existing.join(', ')}`, { hint: 'Pass --force to replace them, or --dir to write elsewhere.' });
   }
-  for (const f of files) {
-    const abs = join(dir, f.path);
-    mkdirSync(dirname(abs), { recursive: true });
-    writeFileSync(abs, f.text);
+  try {
+    for (const f of files) {
+      const abs = join(dir, f.path);
+      mkdirSync(dirname(abs), { recursive: true });
+      writeFileSync(abs, f.text);
+    }
+  } catch (e) {
+    throw outputFailure(e, dir, o.cwd, 'the configuration') ?? e;
   }
   return files.map((f) => toPosix(relative(o.cwd, join(dir, f.path))));
 }

@@ -127,10 +127,11 @@ export function loadConfig(o: ConfigOverrides = {}): ResolvedConfig {
   if (o.maxFileSizeMB !== undefined && !(o.maxFileSizeMB > 0)) {
     throw new ConfigError(`--max-file-size ${String(o.maxFileSizeMB)} is not a positive number of MB`, { hint: 'Example: --max-file-size 100' });
   }
-  const baseUrl = (o.baseUrl ?? raw.baseUrl)?.replace(/\/+$/, '');
-  if (o.baseUrl !== undefined && !/^https?:\/\/[^\s?#]+$/.test(o.baseUrl)) {
-    throw new ConfigError(`--base-url "${o.baseUrl}" is not an http(s) URL without query or fragment`, { hint: 'Example: --base-url https://epd.example.org/node' });
+  if (o.baseUrl !== undefined) checkBaseUrl(o.baseUrl, '--base-url', 'Example: --base-url https://epd.example.org/node');
+  else if (raw.baseUrl !== undefined) {
+    checkBaseUrl(raw.baseUrl, `"baseUrl" in ${configName}`, 'Example: "baseUrl": "https://epd.example.org/node"');
   }
+  const baseUrl = (o.baseUrl ?? raw.baseUrl)?.replace(/\/+$/, '');
   const desc = raw.node?.description;
   const node: NodeInfoConfig = {
     id: raw.node?.id ?? DEFAULT_NODE_ID,
@@ -179,4 +180,31 @@ export function loadConfig(o: ConfigOverrides = {}): ResolvedConfig {
   if (cacheDir) cfg.cacheDir = cacheDir;
   if (!cfg.pathSets.default && !cfg.pathSets.v1) throw new ConfigError('pathSets turns off both path sets; nothing would be served', { hint: 'Set pathSets.default or pathSets.v1 to true.' });
   return cfg;
+}
+
+/**
+ * The base URL goes into every link, nodeinfo and the host configurations: an absolute http(s) URL of plain URL
+ * characters (RFC 3986), without user name, query or fragment. Anything else is refused here with its reason, not
+ * met later as a TypeError.
+ */
+function checkBaseUrl(value: string, name: string, example: string): void {
+  const refuse = (why: string, hint = example) => {
+    throw new ConfigError(`${name} "${value}" is not a usable base URL: ${why}`, { hint });
+  };
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    return refuse('it cannot be parsed as a URL');
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') refuse(`the scheme is ${u.protocol.slice(0, -1)}, not http or https`);
+  if (!u.hostname) refuse('it has no host name');
+  if (u.username || u.password) refuse('it contains a user name or password');
+  if (/[?#]/.test(value)) refuse('it has a query (?) or fragment (#)');
+  const bad = /[^A-Za-z0-9\-._~:/@!$&'()*+,;=%[\]]|%(?![0-9A-Fa-f]{2})/.exec(value);
+  if (bad) {
+    const c = bad[0] === '%' ? '% not followed by two hex digits' : `the character ${JSON.stringify(bad[0])} is not allowed in a URL`;
+    const fixed = u.href.replace(/\/$/, '');
+    refuse(c, fixed !== value && !/[^\x21-\x7e]/.test(fixed) ? `Did you mean ${fixed}? ${example}` : example);
+  }
 }

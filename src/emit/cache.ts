@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { copyFile, link, lstat, readFile, rm } from 'node:fs/promises';
 import { once } from 'node:events';
@@ -128,6 +128,7 @@ export class BuildCache {
    */
   async load(interner?: Interner): Promise<this> {
     if (this.fresh) return this;
+    let stop: (() => void) | undefined;
     try {
       if (!existsSync(this.file)) return this;
       const gunzip = createGunzip();
@@ -135,6 +136,9 @@ export class BuildCache {
       createReadStream(this.file).on('error', (e) => gunzip.destroy(e)).pipe(gunzip);
       const lines = createInterface({ input: gunzip, crlfDelay: Infinity });
       let doc: CacheDoc | undefined;
+      // The loop may stop at the first line (another key); a corrupt rest must not then surface as an unhandled error.
+      lines.on('error', () => undefined);
+      stop = () => gunzip.destroy();
       const refs: Ref[] = [];
       for await (const line of lines) {
         if (!doc) {
@@ -156,6 +160,8 @@ export class BuildCache {
       this.prev = doc;
     } catch {
       // No cache, or unreadable: a full build.
+    } finally {
+      stop?.();
     }
     return this;
   }
@@ -284,7 +290,8 @@ export class BuildCache {
   async save(): Promise<void> {
     // A no-op rebuild leaves the cache as it was: no need to write it again.
     if (this.unchanged()) return;
-    const tmp = `${this.file}.tmp-${process.pid}`;
+    // Unique per save: builds of the same output in one process must not write into each other's file.
+    const tmp = `${this.file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
     try {
       mkdirSync(join(this.file, '..'), { recursive: true });
       const gz = createGzip({ level: 1 });

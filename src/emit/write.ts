@@ -1,10 +1,11 @@
 import { constants, existsSync, readdirSync, statSync } from 'node:fs';
 import { chmod, copyFile, link, lstat, mkdir, mkdtemp, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, parse as parsePath, resolve } from 'node:path';
+import { dirname, join, parse as parsePath, resolve } from 'node:path';
 import { OutputError } from '../errors.js';
 import { isInside, isSafeDocumentName } from '../read/inputs.js';
 import type { BuildCache } from './cache.js';
 import type { PlannedFile } from './plan.js';
+import { checkWritable, MOUNT_HINT, outputFailure, removeStaleTemps, tempPrefix } from './output-dir.js';
 import { coalesce } from './stream.js';
 
 /** Written into every site po-node builds, so a later build knows the folder is its own to replace. */
@@ -20,10 +21,12 @@ export interface WriteOptions {
   mtime?: Date;
   /** Incremental builds: files whose content key is unchanged are hard-linked from the previous site. */
   cache?: BuildCache;
+  /** What is written, for error messages (default "the site"). */
+  what?: string;
 }
 
 /** Refuse output folders whose replacement would destroy something that is not ours. */
-export function checkOutputFolder(o: Pick<WriteOptions, 'out' | 'inputs' | 'cwd' | 'allowReplace'>): void {
+export function checkOutputFolder(o: Pick<WriteOptions, 'out' | 'inputs' | 'cwd' | 'allowReplace' | 'what'>): void {
   const out = resolve(o.out);
   if (out === parsePath(out).root) throw new OutputError(`Refusing to use the filesystem root as output folder`);
   if (isInside(out, resolve(o.cwd))) throw new OutputError(`The output folder ${o.out} contains the working directory; it would be replaced`, { hint: 'Use a subfolder such as --out site.' });
@@ -33,9 +36,18 @@ export function checkOutputFolder(o: Pick<WriteOptions, 'out' | 'inputs' | 'cwd'
       throw new OutputError(`The output folder ${o.out} is inside the input folder ${input}; the next build would read its own output`, { hint: 'Write the site outside the input folder.' });
     }
   }
+  checkWritable(out, o.cwd, o.what ?? 'the site');
   if (!existsSync(out)) return;
   if (!statSync(out).isDirectory()) throw new OutputError(`The output path ${o.out} exists and is not a folder`);
-  const entries = readdirSync(out);
+  if (statSync(out).dev !== statSync(dirname(out)).dev) {
+    throw new OutputError(`The output folder ${o.out} is a mount point; the site is swapped in by renaming it`, { hint: MOUNT_HINT(o.out) });
+  }
+  let entries: string[];
+  try {
+    entries = readdirSync(out);
+  } catch (e) {
+    throw outputFailure(e, out, o.cwd, o.what ?? 'the site') ?? e;
+  }
   if (entries.length && !entries.includes(MARKER_FILE) && !o.allowReplace) {
     throw new OutputError(`The output folder ${o.out} is not empty and was not made by po-node; it would be replaced`, {
       hint: 'Pick another --out, or pass --clean to replace its contents.',
@@ -43,16 +55,30 @@ export function checkOutputFolder(o: Pick<WriteOptions, 'out' | 'inputs' | 'cwd'
   }
 }
 
+/** Adds the files that depend on what was written (health), given the folder being written. */
+type Finish = (dir: string) => Promise<readonly PlannedFile[]>;
+
 /**
  * The only writer: builds the whole site in a temporary sibling folder, lets `finish` add files
  * that depend on what was written (health), then swaps it in with renames, so readers never see
  * a half-written site and a failed build leaves the old one untouched.
  */
-export async function writeSite(files: readonly PlannedFile[], o: WriteOptions, finish: (dir: string) => Promise<readonly PlannedFile[]>): Promise<void> {
+export async function writeSite(files: readonly PlannedFile[], o: WriteOptions, finish: Finish): Promise<void> {
   checkOutputFolder(o);
   const out = resolve(o.out);
+  try {
+    await writeAndSwap(out, files, o, finish);
+  } catch (e) {
+    // Read-only file system, no permission, disk full: one line for the user, not a stack trace.
+    throw outputFailure(e, out, o.cwd, o.what ?? 'the site') ?? e;
+  }
+}
+
+async function writeAndSwap(out: string, files: readonly PlannedFile[], o: WriteOptions, finish: Finish): Promise<void> {
   await mkdir(dirname(out), { recursive: true });
-  const tmp = await mkdtemp(join(dirname(out), `.${basename(out)}.tmp-`));
+  // Leftovers of builds killed before they could clean up (kill -9, power loss); also frees their disk space.
+  await removeStaleTemps(out);
+  const tmp = await mkdtemp(tempPrefix(out));
   try {
     // mkdtemp makes the folder 0700: web server workers (www-data, nobody) could read nothing once it is swapped in.
     await chmod(tmp, SITE_MODES.dir);
@@ -60,12 +86,9 @@ export async function writeSite(files: readonly PlannedFile[], o: WriteOptions, 
     const late = await finish(tmp);
     await writeFiles(tmp, late, o.mtime);
     await writeFiles(tmp, [{ path: MARKER_FILE, contentType: 'application/json', source: { text: `${JSON.stringify({ generator: 'po-node', files: files.length + late.length })}\n` } }], o.mtime);
-    const old = existsSync(out) ? `${tmp}.old` : undefined;
-    if (old) await rename(out, old);
-    await rename(tmp, out);
-    if (old) await rm(old, { recursive: true, force: true });
+    await swap(tmp, out);
   } catch (e) {
-    await rm(tmp, { recursive: true, force: true });
+    await rm(tmp, { recursive: true, force: true }).catch(() => undefined);
     throw e;
   }
 }
@@ -75,6 +98,35 @@ export async function writeSite(files: readonly PlannedFile[], o: WriteOptions, 
  * 0755, files 0644, so any web server user can read the site, and the same on every machine (reproducible).
  */
 export const SITE_MODES = { dir: 0o755, file: 0o644 } as const;
+
+/**
+ * Put the finished folder in place of `out`: the old site is renamed aside, the new one renamed in. A concurrent
+ * build of the same output may put its site in between; then this one moves that aside too (the last build wins).
+ */
+async function swap(tmp: string, out: string): Promise<void> {
+  const olds: string[] = [];
+  for (let attempt = 0; ; attempt++) {
+    const old = `${tmp}.old${attempt || ''}`;
+    try {
+      await rename(out, old);
+      olds.push(old);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+    try {
+      await rename(tmp, out);
+      break;
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (attempt < 5 && (code === 'ENOTEMPTY' || code === 'EEXIST')) continue;
+      // Never leave the user without a site: the previous one goes back.
+      const last = olds.at(-1);
+      if (last) await rename(last, out).catch(() => undefined);
+      throw e;
+    }
+  }
+  for (const old of olds) await rm(old, { recursive: true, force: true }).catch(() => undefined);
+}
 
 async function writeFiles(dir: string, files: readonly PlannedFile[], mtime?: Date, cache?: BuildCache): Promise<void> {
   const dirs = new Set<string>();

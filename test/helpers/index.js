@@ -1,6 +1,6 @@
 // Shared test helpers: paths, temporary folders, tree listing, example builds.
 import { createHash } from 'node:crypto';
-import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +12,14 @@ export const EXAMPLE_DATA = join(EXAMPLES, 'ilcdlib');
 export const EXAMPLE_CONFIG = join(EXAMPLES, 'po-node.config.json');
 export const FIXTURES = join(ROOT, 'test', 'fixtures');
 export const BIN = join(ROOT, 'bin', 'po-node.js');
+
+/** As root (CI), permission tests drop to nobody: mode bits stop nobody, not root. */
+export const IS_ROOT = process.getuid?.() === 0;
+export const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => existsSync(p));
+/** Command prefix that runs node as nobody (root with setpriv), else as this user. */
+export function nodeAsNobody() {
+  return IS_ROOT && SETPRIV ? [SETPRIV, '--reuid=65534', '--regid=65534', '--clear-groups', process.execPath] : [process.execPath];
+}
 
 /** A fresh temporary folder; removed by cleanup(). */
 const made = [];

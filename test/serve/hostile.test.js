@@ -1,7 +1,7 @@
 // `serve` against hostile requests and an unlucky disk: files that cannot be read or that turned into something
 // else after startup, malformed request targets, and a rebuild of the site while it is served (issue 12).
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -9,10 +9,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { build, createSiteServer } from '../../dist/index.js';
 import { httpGet } from '../helpers/http.js';
-import { BIN, buildExample, cleanup, EXAMPLE_CONFIG, EXAMPLE_DATA, REAL_EPDS, tmp } from '../helpers/index.js';
-
-const isRoot = process.getuid?.() === 0;
-const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => existsSync(p));
+import { BIN, buildExample, cleanup, EXAMPLE_CONFIG, EXAMPLE_DATA, IS_ROOT, nodeAsNobody, REAL_EPDS, SETPRIV, tmp }
+  from '../helpers/index.js';
 
 /** One raw request line, as a client that does not normalise the target sends it; resolves { status, body }. */
 function raw(port, target, method = 'GET') {
@@ -35,7 +33,7 @@ function raw(port, target, method = 'GET') {
  * test. As root (CI) it runs as nobody: mode 000 stops nobody, not root, so EACCES is real.
  */
 async function serveChild(site) {
-  const cmd = isRoot ? [SETPRIV, '--reuid=65534', '--regid=65534', '--clear-groups', process.execPath] : [process.execPath];
+  const cmd = nodeAsNobody();
   const child = spawn(cmd[0], [...cmd.slice(1), BIN, 'serve', site, '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   child.stderr.on('data', (d) => (err += d));
@@ -121,7 +119,7 @@ S('malformed targets (NUL, bad escapes, overlong UTF-8, backslashes): 400 or 404
 });
 
 S('an unreadable EPD file or folder: 403 with a short message, logged; the server keeps serving', async () => {
-  if (isRoot && !SETPRIV) {
+  if (IS_ROOT && !SETPRIV) {
     if (process.env.CI) assert.unreachable('setpriv (util-linux) is needed to run serve as nobody in CI');
     return console.warn('\n  NOTICE: no setpriv: the EACCES case of serve is SKIPPED\n');
   }
