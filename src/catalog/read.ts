@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import type { CachedOutcome } from '../emit/cache.js';
 import type { Finding } from '../findings.js';
 import { extractDataset, type DatasetHeader } from '../parse/extract.js';
@@ -7,6 +6,7 @@ import { decodeXml } from '../parse/safety.js';
 import { readIndexOnly } from '../parse/body.js';
 import { parseXml, type ParseResult } from '../parse/xml.js';
 import { findingAt, type InputFile } from '../read/inputs.js';
+import { readInput, ZipEntryError } from '../read/zip.js';
 import { checkDocument } from '../validate/run.js';
 import { validateXsd, type XsdItem } from '../validate/xsd.js';
 
@@ -41,7 +41,7 @@ export async function readChunk(files: readonly InputFile[], opts: ReadOptions):
   if (!(opts.validation?.xsd ?? true)) return results.map((r) => r.outcome);
   // A dataset already rejected by level 2/4 still goes through the XSD, so its report is complete.
   const idx = results.flatMap((r, i) => (r.text !== undefined && r.header ? [i] : []));
-  const items: XsdItem[] = idx.map((i) => ({ file: files[i]!.path, ...(files[i]!.bytes ? {} : { abs: files[i]!.abs }), text: results[i]!.text!, header: results[i]!.header! }));
+  const items: XsdItem[] = idx.map((i) => ({ file: files[i]!.path, ...(files[i]!.zip ? {} : { abs: files[i]!.abs }), text: results[i]!.text!, header: results[i]!.header! }));
   const xsd = await validateXsd(items, { batchSize: opts.xsdBatchSize ?? 200 });
   idx.forEach((i, k) => {
     const fs = (xsd.get(k) ?? []).map((f) => ({ ...f, ...findingAt(files[i]!) }));
@@ -64,8 +64,13 @@ async function readOne(file: InputFile, opts: ReadOptions): Promise<ReadResult> 
   }
   let bytes: Buffer;
   try {
-    bytes = file.bytes ? Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength) : await readFile(file.abs);
+    // ZIP entries inflate with a running cap: one over the size limit stops there, whatever it declares.
+    bytes = await readInput(file, opts.maxFileSize);
   } catch (e) {
+    if (e instanceof ZipEntryError) {
+      const message = e.ruleId === 'input-too-large' ? `The entry ${e.message}, over the ${mb(opts.maxFileSize)} MB limit; it was not read.` : `Entry refused: ${e.message}.`;
+      return reject([at({ ruleId: e.ruleId, severity: 'error', message })]);
+    }
     const code = (e as NodeJS.ErrnoException).code ?? 'error';
     return reject([at({ ruleId: 'input-unreadable', severity: 'error', message: `The file cannot be read (${code}); check its permissions.` })]);
   }

@@ -113,7 +113,7 @@ export class BuildCache {
 
   /** Cached outcome of an unchanged plain input; ZIP entries are always read. */
   lookup(file: InputFile): CachedOutcome | undefined {
-    if (file.bytes || file.entry) return undefined;
+    if (file.entry !== undefined) return undefined;
     const e = this.prev?.inputs[file.abs];
     if (!e) return undefined;
     const st = statSync(file.abs, { throwIfNoEntry: false });
@@ -124,7 +124,7 @@ export class BuildCache {
 
   /** Call before the file is read: a change during the read then shows as a stat mismatch next time. */
   stat(file: InputFile): { size: number; mtimeMs: number; ctimeMs: number } | undefined {
-    if (file.bytes || file.entry) return undefined;
+    if (file.entry !== undefined) return undefined;
     const st = statSync(file.abs, { throwIfNoEntry: false });
     return st ? { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs } : undefined;
   }

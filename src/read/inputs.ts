@@ -4,6 +4,7 @@ import { globby, isDynamicPattern } from 'globby';
 import { InputError } from '../errors.js';
 import type { Finding } from '../findings.js';
 import { cmp } from '../findings.js';
+import type { ZipEntryRef } from './zip.js';
 
 export type InputKind = 'xml' | 'document' | 'zip' | 'other';
 
@@ -13,9 +14,9 @@ export interface InputFile {
   abs: string;
   size: number;
   kind: InputKind;
-  /** Entry path inside the ZIP at `abs` (src/read/zip.ts); its bytes are then held in `bytes`. */
+  /** Entry path inside the ZIP at `abs` (src/read/zip.ts); `zip` locates its data (read with readInput). */
   entry?: string;
-  bytes?: Uint8Array;
+  zip?: ZipEntryRef;
 }
 
 export interface Discovery {
