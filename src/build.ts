@@ -104,6 +104,8 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
     cache,
     interner,
     maxFileSize: cfg.limits.maxFileSize,
+    shape: cfg.limits.shape,
+    xsdTimeoutSeconds: cfg.limits.xsdTimeoutSeconds,
     validation: cfg.validation,
     now: builtAt,
     ...(opts.threads ? { threads: opts.threads } : {}),

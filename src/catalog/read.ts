@@ -4,7 +4,8 @@ import type { Finding } from '../findings.js';
 import { extractDataset, type DatasetHeader } from '../parse/extract.js';
 import { decodeXml } from '../parse/safety.js';
 import { readIndexOnly } from '../parse/body.js';
-import { parseXml, type ParseResult } from '../parse/xml.js';
+import { parseXml, position, type ParseResult } from '../parse/xml.js';
+import { checkWellFormed, DEFAULT_SHAPE_LIMITS, type ShapeLimits, type WellFormed } from '../parse/wellformed.js';
 import { findingAt, type InputFile } from '../read/inputs.js';
 import { readInput, ZipEntryError } from '../read/zip.js';
 import { checkDocument } from '../validate/run.js';
@@ -16,12 +17,16 @@ export type ReadOutcome = CachedOutcome;
 /** Plain data only: it crosses into worker threads (src/catalog/pool.ts). */
 export interface ReadOptions {
   maxFileSize: number;
+  /** Per-document limits on shape (attributes, depth, nodes); DEFAULT_SHAPE_LIMITS when absent. */
+  shape?: ShapeLimits;
   /** Levels 2-4; all on when absent. */
   validation?: { structure?: boolean; xsd: boolean; rules: boolean; disabledRules: readonly string[] };
   /** Build time, for date rules (valid-until). */
   now?: Date;
   /** Documents per XSD batch (xmllint call). */
   xsdBatchSize?: number;
+  /** Base time limit of an XSD batch, seconds (validateXsd). */
+  xsdTimeoutSeconds?: number;
 }
 
 interface ReadResult {
@@ -42,7 +47,7 @@ export async function readChunk(files: readonly InputFile[], opts: ReadOptions):
   // A dataset already rejected by level 2/4 still goes through the XSD, so its report is complete.
   const idx = results.flatMap((r, i) => (r.text !== undefined && r.header ? [i] : []));
   const items: XsdItem[] = idx.map((i) => ({ file: files[i]!.path, ...(files[i]!.zip ? {} : { abs: files[i]!.abs }), text: results[i]!.text!, header: results[i]!.header! }));
-  const xsd = await validateXsd(items, { batchSize: opts.xsdBatchSize ?? 200 });
+  const xsd = await validateXsd(items, { batchSize: opts.xsdBatchSize ?? 200, ...(opts.xsdTimeoutSeconds ? { timeoutSeconds: opts.xsdTimeoutSeconds } : {}) });
   idx.forEach((i, k) => {
     const fs = (xsd.get(k) ?? []).map((f) => ({ ...f, ...findingAt(files[i]!) }));
     if (!fs.length) return;
@@ -79,11 +84,14 @@ async function readOne(file: InputFile, opts: ReadOptions): Promise<ReadResult> 
   }
   const decoded = decodeXml(bytes);
   if (!decoded.ok) return reject([at(decoded.finding)]);
+  // Every document is checked whole, whatever the level: only well-formed XML is published.
+  const wf = checkWellFormed(decoded.text, opts.shape ?? DEFAULT_SHAPE_LIMITS);
+  if (!wf.ok) return reject([at(wellFormedFinding(wf, decoded.text))]);
   const v = opts.validation;
   // Process datasets are read index-only (head parsed, body scanned) unless level 2 must check the whole
-  // document itself; with XSD on, libxml2 checks every byte anyway (docs/performance.md).
-  const quick = (v?.xsd ?? true) || !(v?.structure ?? true) ? readIndexOnly(decoded.text) : undefined;
-  const parsed: ParseResult = quick ? { ok: true, root: quick.root } : parseXml(decoded.text);
+  // document itself (docs/performance.md).
+  const quick = (v?.xsd ?? true) || !(v?.structure ?? true) ? readIndexOnly(decoded.text, true) : undefined;
+  const parsed: ParseResult = quick ? { ok: true, root: quick.root } : parseXml(decoded.text, { checked: true });
   if (!parsed.ok) {
     return reject([at({ ruleId: 'xml-malformed', severity: 'error', message: `The XML is not well-formed: ${parsed.message}`, ...(parsed.line ? { line: parsed.line } : {}), ...(parsed.col ? { col: parsed.col } : {}) })]);
   }
@@ -97,6 +105,12 @@ async function readOne(file: InputFile, opts: ReadOptions): Promise<ReadResult> 
   }
   const header = extracted.dataset;
   if (quick) header.references = quick.references(header.references);
+  // The index is copied into every list, page and report: one 10 MB name or attribute cost 800 MB RSS on the way.
+  const indexSize = JSON.stringify(header).length;
+  const maxIndex = opts.shape?.maxIndexKB ?? DEFAULT_SHAPE_LIMITS.maxIndexKB;
+  if (indexSize > maxIndex * 1024) {
+    return reject([at({ ruleId: 'index-too-large', severity: 'error', message: `The index fields of this dataset (names, classifications, comments, references) hold ${(indexSize / 1024).toFixed(0)} KB, over the ${maxIndex} KB limit: a field carries an oversized value. Not published; raise limits.maxIndexKB if it is genuine.` })]);
+  }
   // Checks see the entry name (file-name rules), findings get archive + entry.
   const findings = checkDocument(
     { file: file.entry ?? file.path, text: decoded.text, root: parsed.root, dataset: header, ...(quick ? { body: quick.body } : {}) },
@@ -105,6 +119,16 @@ async function readOne(file: InputFile, opts: ReadOptions): Promise<ReadResult> 
   if (findings.some((f) => f.severity === 'error')) return { outcome: { findings }, text: decoded.text, header };
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   return { outcome: { findings, header, sha256 }, text: decoded.text, header };
+}
+
+function wellFormedFinding(wf: Extract<WellFormed, { ok: false }>, text: string): Omit<Finding, 'file'> {
+  const message =
+    wf.ruleId === 'xml-limit'
+      ? `The document was not read: ${wf.message}, beyond what a dataset needs and what can be parsed in bounded memory. Raise the limit in the config if it is genuine.`
+      : wf.ruleId === 'xml-doctype'
+        ? 'The file declares a DOCTYPE; DTDs are refused for safety and ILCD does not use them: remove the DOCTYPE.'
+        : `The XML is not well-formed: ${wf.message}.`;
+  return { ruleId: wf.ruleId, severity: 'error', message, ...position(text, wf.offset) };
 }
 
 function mb(n: number): string {
