@@ -46,8 +46,14 @@ export async function readChunk(files: readonly InputFile[], opts: ReadOptions):
   if (!(opts.validation?.xsd ?? true)) return results.map((r) => r.outcome);
   // A dataset already rejected by level 2/4 still goes through the XSD, so its report is complete.
   const idx = results.flatMap((r, i) => (r.text !== undefined && r.header ? [i] : []));
-  const items: XsdItem[] = idx.map((i) => ({ file: files[i]!.path, ...(files[i]!.zip ? {} : { abs: files[i]!.abs }), text: results[i]!.text!, header: results[i]!.header! }));
-  const xsd = await validateXsd(items, { batchSize: opts.xsdBatchSize ?? 200, ...(opts.xsdTimeoutSeconds ? { timeoutSeconds: opts.xsdTimeoutSeconds } : {}) });
+  const items: XsdItem[] = idx.map((i) => ({
+    file: files[i]!.path,
+    ...(files[i]!.zip ? {} : { abs: files[i]!.abs }),
+    text: results[i]!.text!,
+    header: results[i]!.header!,
+  }));
+  const timeout = opts.xsdTimeoutSeconds ? { timeoutSeconds: opts.xsdTimeoutSeconds } : {};
+  const xsd = await validateXsd(items, { batchSize: opts.xsdBatchSize ?? 200, ...timeout });
   idx.forEach((i, k) => {
     const fs = (xsd.get(k) ?? []).map((f) => ({ ...f, ...findingAt(files[i]!) }));
     if (!fs.length) return;
@@ -73,7 +79,10 @@ async function readOne(file: InputFile, opts: ReadOptions): Promise<ReadResult> 
     bytes = await readInput(file, opts.maxFileSize);
   } catch (e) {
     if (e instanceof ZipEntryError) {
-      const message = e.ruleId === 'input-too-large' ? `The entry ${e.message}, over the ${mb(opts.maxFileSize)} MB limit; it was not read.` : `Entry refused: ${e.message}.`;
+      const message =
+        e.ruleId === 'input-too-large'
+          ? `The entry ${e.message}, over the ${mb(opts.maxFileSize)} MB limit; it was not read.`
+          : `Entry refused: ${e.message}.`;
       return reject([at({ ruleId: e.ruleId, severity: 'error', message })]);
     }
     const code = (e as NodeJS.ErrnoException).code ?? 'error';
@@ -109,7 +118,10 @@ async function readOne(file: InputFile, opts: ReadOptions): Promise<ReadResult> 
   const indexSize = JSON.stringify(header).length;
   const maxIndex = opts.shape?.maxIndexKB ?? DEFAULT_SHAPE_LIMITS.maxIndexKB;
   if (indexSize > maxIndex * 1024) {
-    return reject([at({ ruleId: 'index-too-large', severity: 'error', message: `The index fields of this dataset (names, classifications, comments, references) hold ${(indexSize / 1024).toFixed(0)} KB, over the ${maxIndex} KB limit: a field carries an oversized value. Not published; raise limits.maxIndexKB if it is genuine.` })]);
+    const message =
+      `The index fields of this dataset (names, classifications, comments, references) hold ${(indexSize / 1024).toFixed(0)} KB, ` +
+      `over the ${maxIndex} KB limit: a field carries an oversized value. Not published; raise limits.maxIndexKB if it is genuine.`;
+    return reject([at({ ruleId: 'index-too-large', severity: 'error', message })]);
   }
   // Checks see the entry name (file-name rules), findings get archive + entry.
   const findings = checkDocument(
@@ -124,7 +136,8 @@ async function readOne(file: InputFile, opts: ReadOptions): Promise<ReadResult> 
 function wellFormedFinding(wf: Extract<WellFormed, { ok: false }>, text: string): Omit<Finding, 'file'> {
   const message =
     wf.ruleId === 'xml-limit'
-      ? `The document was not read: ${wf.message}, beyond what a dataset needs and what can be parsed in bounded memory. Raise the limit in the config if it is genuine.`
+      ? `The document was not read: ${wf.message}, beyond what a dataset needs and what can be parsed in bounded memory. ` +
+        'Raise the limit in the config if it is genuine.'
       : wf.ruleId === 'xml-doctype'
         ? 'The file declares a DOCTYPE; DTDs are refused for safety and ILCD does not use them: remove the DOCTYPE.'
         : `The XML is not well-formed: ${wf.message}.`;

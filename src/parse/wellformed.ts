@@ -29,13 +29,21 @@ export interface ShapeLimits {
   maxIndexKB: number;
 }
 
-export const DEFAULT_SHAPE_LIMITS: ShapeLimits = { maxAttributes: 256, maxDepth: 256, maxNodes: 2_000_000, maxTokenKB: 1024, maxIndexKB: 1024 };
+export const DEFAULT_SHAPE_LIMITS: ShapeLimits = {
+  maxAttributes: 256,
+  maxDepth: 256,
+  maxNodes: 2_000_000,
+  maxTokenKB: 1024,
+  maxIndexKB: 1024,
+};
 
 export type WellFormed =
   | { ok: true; nodes: number }
   | { ok: false; ruleId: 'xml-malformed' | 'xml-doctype' | 'xml-limit'; message: string; offset: number };
 
-const START = '[:A-Z_a-z\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF\\u200C\\u200D\\u2070-\\u218F\\u2C00-\\u2FEF\\u3001-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFFD]|[\\uD800-\\uDB7F][\\uDC00-\\uDFFF]';
+const START =
+  '[:A-Z_a-z\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF\\u200C\\u200D\\u2070-\\u218F' +
+  '\\u2C00-\\u2FEF\\u3001-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFFD]|[\\uD800-\\uDB7F][\\uDC00-\\uDFFF]';
 const NAME_CHARS = `(?:${START}|[-.0-9\\u00B7\\u0300-\\u036F\\u203F\\u2040])*`;
 /** An XML Name (XML 1.0 fifth edition, §2.3). */
 const NAME = `(?:${START})${NAME_CHARS}`;
@@ -47,7 +55,12 @@ const ASCII_ATTRIBUTE = /[ \t\r\n]+([A-Za-z_:][-.0-9A-Za-z_:]*)[ \t\r\n]*=[ \t\r
 const TAG_END = /[ \t\r\n]*(\/?)>/y;
 const END_TAG_END = /[ \t\r\n]*>/y;
 const REFERENCE = /(?:lt|gt|amp|quot|apos|#([0-9]+)|#x([0-9a-fA-F]+));/y;
-const XML_DECL = /<\?xml[ \t\r\n]+version[ \t\r\n]*=[ \t\r\n]*(["'])1\.[0-9]+\1(?:[ \t\r\n]+encoding[ \t\r\n]*=[ \t\r\n]*(["'])[A-Za-z][A-Za-z0-9._-]*\2)?(?:[ \t\r\n]+standalone[ \t\r\n]*=[ \t\r\n]*(["'])(?:yes|no)\3)?[ \t\r\n]*\?>/y;
+const S = '[ \\t\\r\\n]';
+const XML_DECL = new RegExp(
+  `<\\?xml${S}+version${S}*=${S}*(["'])1\\.[0-9]+\\1(?:${S}+encoding${S}*=${S}*(["'])[A-Za-z][A-Za-z0-9._-]*\\2)?` +
+    `(?:${S}+standalone${S}*=${S}*(["'])(?:yes|no)\\3)?${S}*\\?>`,
+  'y',
+);
 // eslint-disable-next-line no-control-regex
 const BAD_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
 const XML_NS = 'http://www.w3.org/XML/1998/namespace';
@@ -75,7 +88,9 @@ export function checkWellFormed(text: string, limits: ShapeLimits = DEFAULT_SHAP
 
 function scan(text: string, limits: ShapeLimits): number {
   const bad = BAD_CHAR.exec(text);
-  if (bad) throw new Malformed(`character U+${bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')} is not allowed in XML`, bad.index);
+  if (bad) {
+    throw new Malformed(`character U+${bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')} is not allowed in XML`, bad.index);
+  }
   const n = text.length;
   let i = 0;
   if (text.startsWith('<?xml', 0) && /[ \t\r\n?]/.test(text[5] ?? '')) {
@@ -96,10 +111,13 @@ function scan(text: string, limits: ShapeLimits): number {
     const lt = text.indexOf('<', i);
     const textEnd = lt < 0 ? n : lt;
     // Character data: references only where they are valid; outside the root, white space only.
-    if (textEnd - i > maxToken) throw new Malformed(`a text of ${kb(textEnd - i)} KB, over the ${limits.maxTokenKB} KB limit (limits.maxTokenKB)`, i, 'xml-limit');
+    if (textEnd - i > maxToken) {
+      throw new Malformed(`a text of ${kb(textEnd - i)} KB, over the ${limits.maxTokenKB} KB limit (limits.maxTokenKB)`, i, 'xml-limit');
+    }
     if (stack.length) checkText(next, i, textEnd);
     else if (textEnd > i && !/^[ \t\r\n]*$/.test(text.slice(i, textEnd))) {
-      throw new Malformed(rootDone ? 'text after the root element' : 'text before the root element', i + text.slice(i, textEnd).search(/[^ \t\r\n]/));
+      const at = i + text.slice(i, textEnd).search(/[^ \t\r\n]/);
+      throw new Malformed(rootDone ? 'text after the root element' : 'text before the root element', at);
     }
     if (lt < 0) break;
     const c = text.charCodeAt(lt + 1);
@@ -110,7 +128,9 @@ function scan(text: string, limits: ShapeLimits): number {
       const target = TAG_NAME.exec(text)?.[0];
       if (!target || target.includes(':')) throw new Malformed('processing instruction without a valid target', lt);
       if (target.toLowerCase() === 'xml') throw new Malformed('XML declaration not at the start of the document', lt);
-      if (TAG_NAME.lastIndex !== end && !/[ \t\r\n]/.test(text[TAG_NAME.lastIndex]!)) throw new Malformed('processing instruction without a valid target', lt);
+      if (TAG_NAME.lastIndex !== end && !/[ \t\r\n]/.test(text[TAG_NAME.lastIndex]!)) {
+        throw new Malformed('processing instruction without a valid target', lt);
+      }
       i = end + 2;
     } else if (c === 0x21 /* ! */) {
       if (text.startsWith('<!--', lt)) {
@@ -141,7 +161,9 @@ function scan(text: string, limits: ShapeLimits): number {
       END_TAG_END.lastIndex = pos.end;
       if (!END_TAG_END.test(text)) throw new Malformed(`end tag </${name}> not closed by ">"`, lt);
       const open = stack.pop();
-      if (open !== name) throw new Malformed(open ? `end tag </${name}> does not match <${open}>` : `end tag </${name}> without a start tag`, lt);
+      if (open !== name) {
+        throw new Malformed(open ? `end tag </${name}> does not match <${open}>` : `end tag </${name}> without a start tag`, lt);
+      }
       unbind(bindings, declared.pop());
       if (!stack.length) rootDone = true;
       i = END_TAG_END.lastIndex;
@@ -152,11 +174,18 @@ function scan(text: string, limits: ShapeLimits): number {
       const attrs = { n: 0 };
       i = startTag(next, lt, name, pos.end, limits, bindings, declared, attrs);
       nodes += 1 + attrs.n;
-      if (i - lt > maxToken) throw new Malformed(`start tag <${name}> of ${kb(i - lt)} KB, over the ${limits.maxTokenKB} KB limit (limits.maxTokenKB)`, lt, 'xml-limit');
-      if (nodes > limits.maxNodes) throw new Malformed(`more than ${limits.maxNodes} elements and attributes (limits.maxNodes)`, lt, 'xml-limit');
+      if (i - lt > maxToken) {
+        const what = `start tag <${name}> of ${kb(i - lt)} KB, over the ${limits.maxTokenKB} KB limit (limits.maxTokenKB)`;
+        throw new Malformed(what, lt, 'xml-limit');
+      }
+      if (nodes > limits.maxNodes) {
+        throw new Malformed(`more than ${limits.maxNodes} elements and attributes (limits.maxNodes)`, lt, 'xml-limit');
+      }
       if (text.charCodeAt(i - 2) !== 0x2f /* / */) {
         stack.push(name);
-        if (stack.length > limits.maxDepth) throw new Malformed(`elements nested more than ${limits.maxDepth} deep (limits.maxDepth)`, lt, 'xml-limit');
+        if (stack.length > limits.maxDepth) {
+          throw new Malformed(`elements nested more than ${limits.maxDepth} deep (limits.maxDepth)`, lt, 'xml-limit');
+        }
       } else {
         unbind(bindings, declared.pop());
         if (!stack.length) rootDone = true;
@@ -229,7 +258,9 @@ function startTag(
     if (lt2 >= 0 && lt2 < vEnd) throw new Malformed(`"<" in the value of attribute ${an}`, lt2);
     checkReferences(next, vStart, vEnd);
     attrs ??= [];
-    if (attrs.length >= limits.maxAttributes) throw new Malformed(`more than ${limits.maxAttributes} attributes on <${name}> (limits.maxAttributes)`, p, 'xml-limit');
+    if (attrs.length >= limits.maxAttributes) {
+      throw new Malformed(`more than ${limits.maxAttributes} attributes on <${name}> (limits.maxAttributes)`, p, 'xml-limit');
+    }
     if (attrs.length >= 8) seen ??= new Set(attrs.map((a) => a.name));
     if (seen ? seen.has(an) : attrs.some((a) => a.name === an)) throw new Malformed(`attribute ${an} repeated on <${name}>`, p);
     seen?.add(an);
@@ -273,7 +304,9 @@ function checkQName(qname: string, bindings: Map<string, string[]>, at: number, 
   const colon = qname.indexOf(':');
   if (colon < 0) return undefined;
   const prefix = qname.slice(0, colon);
-  if (!prefix || colon === qname.length - 1 || qname.indexOf(':', colon + 1) >= 0) throw new Malformed(`${what} name ${qname} is not a valid qualified name`, at);
+  if (!prefix || colon === qname.length - 1 || qname.indexOf(':', colon + 1) >= 0) {
+    throw new Malformed(`${what} name ${qname} is not a valid qualified name`, at);
+  }
   if (prefix === 'xmlns') throw new Malformed(`${what} name ${qname} uses the reserved prefix xmlns`, at);
   const uris = bindings.get(prefix);
   if (!uris?.length) throw new Malformed(`namespace prefix ${prefix} of ${what} ${qname} is not declared`, at);
@@ -315,11 +348,21 @@ function checkReferences(next: Next, from: number, to: number): void {
   for (let a = next.ampersand(from); a >= 0 && a < to; a = next.ampersand(a + 1)) {
     REFERENCE.lastIndex = a + 1;
     const m = REFERENCE.exec(text);
-    if (!m || REFERENCE.lastIndex > to) throw new Malformed('"&" not starting a reference (write &amp;; only the five XML entities and character references exist without a DTD)', a);
+    if (!m || REFERENCE.lastIndex > to) {
+      const why = '"&" not starting a reference (write &amp;; only the five XML entities and character references exist without a DTD)';
+      throw new Malformed(why, a);
+    }
     if (m[1] !== undefined || m[2] !== undefined) {
       const cp = m[1] !== undefined ? Number(m[1]) : parseInt(m[2]!, 16);
-      const legal = cp === 0x9 || cp === 0xa || cp === 0xd || (cp >= 0x20 && cp <= 0xd7ff) || (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff);
-      if (!legal) throw new Malformed(`character reference ${text.slice(a, REFERENCE.lastIndex)} to a character not allowed in XML`, a);
+      if (!isXmlChar(cp)) {
+        throw new Malformed(`character reference ${text.slice(a, REFERENCE.lastIndex)} to a character not allowed in XML`, a);
+      }
     }
   }
+}
+
+/** XML 1.0's Char production. */
+function isXmlChar(cp: number): boolean {
+  if (cp < 0x20) return cp === 0x9 || cp === 0xa || cp === 0xd;
+  return cp <= 0xd7ff || (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff);
 }

@@ -51,27 +51,37 @@ export async function discoverInputs(inputs: readonly string[], cwd: string): Pr
     }
     if (st && !st.isDirectory()) {
       // A FIFO, socket or device named as an input: reading could block or never end.
-      findings.push({ ruleId: 'input-unreadable', severity: 'error', file: show(abs), message: `It is ${specialKind(st)}, not a regular file; it was not read: name the dataset file or its folder.` });
+      const message = `It is ${specialKind(st)}, not a regular file; it was not read: name the dataset file or its folder.`;
+      findings.push({ ruleId: 'input-unreadable', severity: 'error', file: show(abs), message });
       continue;
     }
     if (!st && statError !== 'ENOENT' && statError !== 'ENOTDIR' && !isDynamicPattern(toPosix(relative(cwd, abs)))) {
-      findings.push({ ruleId: 'input-unreadable', severity: 'error', file: show(abs), message: `The input cannot be accessed (${statError ?? 'error'}); it was not read: check the permissions of it and its folders.` });
+      const message = `The input cannot be accessed (${statError ?? 'error'}); it was not read: check its permissions and its folders'.`;
+      findings.push({ ruleId: 'input-unreadable', severity: 'error', file: show(abs), message });
       continue;
     }
     if (st?.isDirectory()) {
-      walkFolder(abs, realpathSync(abs), show, byAbs, findings);
+      walkFolder(abs, { root: realpathSync(abs), show, byAbs, findings });
       continue;
     }
     const pattern = toPosix(relative(cwd, abs));
     if (!isDynamicPattern(pattern)) {
       throw new InputError(`Input not found: ${show(abs)}`, { hint: 'Check the path; folders, files and glob patterns (quoted) are accepted.' });
     }
-    const entries = await globby(pattern, { cwd, absolute: true, onlyFiles: false, objectMode: true, followSymbolicLinks: false, dot: false, suppressErrors: true });
+    const entries = await globby(pattern, {
+      cwd,
+      absolute: true,
+      onlyFiles: false,
+      objectMode: true,
+      followSymbolicLinks: false,
+      dot: false,
+      suppressErrors: true,
+    });
     if (entries.length === 0) throw new InputError(`No files match ${show(abs)}`);
     for (const entry of entries) {
       const file = resolve(entry.path);
       if (entry.dirent.isDirectory()) continue;
-      addEntry(file, entry.dirent, cwd, show, byAbs, findings);
+      addEntry(file, entry.dirent, { root: cwd, show, byAbs, findings });
     }
   }
   const files = [...byAbs.values()].sort((a, b) => cmp(a.path, b.path));
@@ -87,33 +97,46 @@ export async function discoverInputs(inputs: readonly string[], cwd: string): Pr
  * Every file below a folder. Our own walk (not globby, which passed over unreadable folders in silence and lost
  * names with backslashes): names are read as bytes, and whatever is not read gets a finding with the reason.
  */
-function walkFolder(dir: string, root: string, show: (abs: string) => string, byAbs: Map<string, InputFile>, findings: Finding[]): void {
+interface Walk {
+  /** Symbolic links are followed only to files inside this folder. */
+  root: string;
+  show: (abs: string) => string;
+  byAbs: Map<string, InputFile>;
+  findings: Finding[];
+}
+
+function walkFolder(dir: string, w: Walk): void {
+  const { show, findings } = w;
   let names: Dirent<Buffer>[];
   try {
     names = readdirSync(dir, { withFileTypes: true, encoding: 'buffer' });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code ?? 'error';
-    findings.push({ ruleId: 'input-unreadable', severity: 'error', file: show(dir), message: `The folder cannot be read (${code}); no file in it was read: check its permissions.` });
+    const message = `The folder cannot be read (${code}); no file in it was read: check its permissions.`;
+    findings.push({ ruleId: 'input-unreadable', severity: 'error', file: show(dir), message });
     return;
   }
   for (const d of names) {
     const name = utf8Name(d.name);
     if (name === undefined) {
-      findings.push({ ruleId: 'input-name-encoding', severity: 'error', file: show(join(dir, escapedName(d.name))), message: 'The file name is not valid UTF-8; it was not read (paths and reports are UTF-8): rename it.' });
+      const message = 'The file name is not valid UTF-8; it was not read (paths and reports are UTF-8): rename it.';
+      findings.push({ ruleId: 'input-name-encoding', severity: 'error', file: show(join(dir, escapedName(d.name))), message });
       continue;
     }
     const file = join(dir, name);
     if (name.startsWith('.')) {
-      findings.push({ ruleId: 'input-hidden', severity: 'info', file: show(file), message: `Skipped: hidden ${d.isDirectory() ? 'folder' : 'file'} (the name starts with a dot).` });
+      const message = `Skipped: hidden ${d.isDirectory() ? 'folder' : 'file'} (the name starts with a dot).`;
+      findings.push({ ruleId: 'input-hidden', severity: 'info', file: show(file), message });
       continue;
     }
-    if (d.isDirectory()) walkFolder(file, root, show, byAbs, findings);
-    else addEntry(file, d, root, show, byAbs, findings);
+    if (d.isDirectory()) walkFolder(file, w);
+    else addEntry(file, d, w);
   }
 }
 
 /** One directory entry that is not a folder: a regular file, a symbolic link (followed only inside `root`) or a special file. */
-function addEntry(file: string, d: { isFile(): boolean; isSymbolicLink(): boolean }, root: string, show: (abs: string) => string, byAbs: Map<string, InputFile>, findings: Finding[]): void {
+function addEntry(file: string, d: { isFile(): boolean; isSymbolicLink(): boolean }, w: Walk): void {
+  const { root, show, byAbs, findings } = w;
   if (d.isSymbolicLink()) {
     const target = safeRealpath(file);
     if (!target || !isInside(root, target)) {
@@ -121,13 +144,18 @@ function addEntry(file: string, d: { isFile(): boolean; isSymbolicLink(): boolea
         ruleId: 'input-symlink',
         severity: 'warning',
         file: show(file),
-        message: target ? `Symbolic link not followed: it points outside the input folder (to ${target}).` : 'Symbolic link not followed: its target does not exist.',
+        message: target
+          ? `Symbolic link not followed: it points outside the input folder (to ${target}).`
+          : 'Symbolic link not followed: its target does not exist.',
       });
       return;
     }
     const tst = statSync(target);
     if (!tst.isFile()) {
-      findings.push({ ruleId: 'input-symlink', severity: 'warning', file: show(file), message: tst.isDirectory() ? 'Symbolic link to a folder not followed: name the folder itself as an input.' : `Symbolic link not followed: it points to ${specialKind(tst)}, not a regular file.` });
+      const message = tst.isDirectory()
+        ? 'Symbolic link to a folder not followed: name the folder itself as an input.'
+        : `Symbolic link not followed: it points to ${specialKind(tst)}, not a regular file.`;
+      findings.push({ ruleId: 'input-symlink', severity: 'warning', file: show(file), message });
       return;
     }
     byAbs.set(file, { path: show(file), abs: file, size: tst.size, kind: kindOf(file) });
@@ -135,7 +163,8 @@ function addEntry(file: string, d: { isFile(): boolean; isSymbolicLink(): boolea
   }
   if (!d.isFile()) {
     // FIFOs, sockets, devices: reading could block or never end; say so instead of dropping the file silently.
-    findings.push({ ruleId: 'input-unreadable', severity: 'error', file: show(file), message: 'Not a regular file (a FIFO, socket or device); it was not read: replace it with the dataset file.' });
+    const message = 'Not a regular file (a FIFO, socket or device); it was not read: replace it with the dataset file.';
+    findings.push({ ruleId: 'input-unreadable', severity: 'error', file: show(file), message });
     return;
   }
   let size = 0;

@@ -73,7 +73,11 @@ export async function expandZips(files: readonly InputFile[], limits: ZipLimits 
 }
 
 /** List an archive's entries within the limits; `budget.left` (uncompressed bytes) is shared by the archives of a build. */
-export async function readZip(zip: InputFile, limits: ZipLimits, budget = { left: limits.maxTotalSize }): Promise<{ files: InputFile[]; findings: Finding[] }> {
+export async function readZip(
+  zip: InputFile,
+  limits: ZipLimits,
+  budget = { left: limits.maxTotalSize },
+): Promise<{ files: InputFile[]; findings: Finding[] }> {
   const findings: Finding[] = [];
   const bad = (ruleId: string, message: string, entry?: string, severity: Finding['severity'] = 'error') =>
     findings.push({ ruleId, severity, file: zip.path, ...(entry !== undefined ? { entry } : {}), message });
@@ -134,12 +138,17 @@ export async function readZip(zip: InputFile, limits: ZipLimits, budget = { left
       continue;
     }
     if (e.size > budget.left) {
-      bad('zip-too-large', `ZIP contents of this build exceed ${mb(limits.maxTotalSize)} MB uncompressed (limits.maxZipTotalSizeMB); this entry and the rest were not read.`, name);
+      const limit = mb(limits.maxTotalSize);
+      const message =
+        `ZIP contents of this build exceed ${limit} MB uncompressed (limits.maxZipTotalSizeMB); ` +
+        'this entry and the rest were not read.';
+      bad('zip-too-large', message, name);
       budget.left = 0;
       break;
     }
     budget.left -= e.size;
-    files.push({ path: zip.path, abs: zip.abs, entry: name, size: e.size, kind, zip: { method: e.method, compressedSize: e.compressedSize, localOffset: e.localOffset } });
+    const at: ZipEntryRef = { method: e.method, compressedSize: e.compressedSize, localOffset: e.localOffset };
+    files.push({ path: zip.path, abs: zip.abs, entry: name, size: e.size, kind, zip: at });
   }
   files.sort((a, b) => cmp(a.entry!, b.entry!));
   return { files, findings };
@@ -222,7 +231,8 @@ export function inputBytes(f: InputFile, cap = Infinity): Buffer {
   const fd = openSync(f.abs, 'r');
   try {
     const head = Buffer.alloc(30);
-    if (readSync(fd, head, 0, 30, e.localOffset) !== 30 || head.readUInt32LE(0) !== 0x04034b50) throw new ZipEntryError('local header missing');
+    const n = readSync(fd, head, 0, 30, e.localOffset);
+    if (n !== 30 || head.readUInt32LE(0) !== 0x04034b50) throw new ZipEntryError('local header missing');
     let pos = e.localOffset + 30 + head.readUInt16LE(26) + head.readUInt16LE(28);
     const limit = Math.min(f.size, cap);
     // Filled in place: the entry is held once, never as chunks plus their concatenation.

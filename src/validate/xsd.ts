@@ -126,7 +126,13 @@ export function xsdEngine(env: NodeJS.ProcessEnv = process.env): 'native' | 'was
 }
 let engine: 'native' | 'wasm' | undefined;
 
-async function runBatch(schema: string, batch: number[], items: readonly XsdItem[], out: Map<number, Finding[]>, opts: XsdOptions): Promise<void> {
+async function runBatch(
+  schema: string,
+  batch: number[],
+  items: readonly XsdItem[],
+  out: Map<number, Finding[]>,
+  opts: XsdOptions,
+): Promise<void> {
   const use = opts.engine ?? xsdEngine();
   if (use === 'native') {
     const ms = batchTimeoutMs(batch.reduce((s, i) => s + items[i]!.text.length, 0), opts.timeoutSeconds);
@@ -140,7 +146,10 @@ async function runBatch(schema: string, batch: number[], items: readonly XsdItem
         return;
       }
       const it = items[batch[0]!]!;
-      out.set(batch[0]!, [{ ruleId: 'xsd-timeout', severity: 'error', file: it.file, message: `XSD validation did not finish within ${Math.round(ms / 1000)} s and was stopped; the file was rejected. libxml2 is slow on some shapes (such as elements with very many attributes): check the file, or raise limits.xsdTimeoutSeconds if it is genuine.` }]);
+      const message =
+        `XSD validation did not finish within ${Math.round(ms / 1000)} s and was stopped; the file was rejected. libxml2 is slow on ` +
+        'some shapes (such as elements with very many attributes): check the file, or raise limits.xsdTimeoutSeconds if it is genuine.';
+      out.set(batch[0]!, [{ ruleId: 'xsd-timeout', severity: 'error', file: it.file, message }]);
       return;
     }
     // A failed run (xmllint vanished, killed) falls back to the bundled build.

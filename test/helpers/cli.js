@@ -14,7 +14,8 @@ export function runCli(args, { killMs = 60_000, cwd, env = {}, as = [] } = {}) {
   return new Promise((ok) => {
     const started = Date.now();
     const cmd = [...as, process.execPath, '--import', PRELOAD, BIN, ...args];
-    const child = spawn(cmd[0], cmd.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', ...env }, ...(cwd ? { cwd } : {}) });
+    const options = { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', ...env }, ...(cwd ? { cwd } : {}) };
+    const child = spawn(cmd[0], cmd.slice(1), options);
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));

@@ -1,7 +1,7 @@
 // "Hold up in a hostile world", input side: memory and time an input controls, inputs that vanished without a
 // finding, and documents published without being well-formed. Memory is measured as the peak RSS of a CLI child.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -31,12 +31,14 @@ function inputsWith(files) {
 
 const errorsOf = (report) => report.findings.filter((f) => f.severity === 'error').map((f) => [f.ruleId, f.file]);
 const CLASS = '<common:class level="0" classId="3">';
+const NAME_EN = '<baseName xml:lang="en">';
+const xs = (n) => 'x'.repeat(n);
 
 test.after.each(cleanup);
 
 test('a 10 MB attribute: rejected (xml-limit) in bounded memory at every level; the good EPD is published', async () => {
   // One 10 MB attribute peaked at 500 to 870 MB RSS (fast-xml-parser's validator and tree build it a character at a time).
-  const dir = inputsWith({ 'big.xml': variant((x) => x.replace(CLASS, `<common:class level="0" classId="${'x'.repeat(10 * 1024 * 1024)}">`)) });
+  const dir = inputsWith({ 'big.xml': variant((x) => x.replace(CLASS, `<common:class level="0" classId="${xs(10 * 1024 * 1024)}">`)) });
   for (const level of ['4', '1']) {
     const r = await runCli(['build', dir, '--out', join(dir, '..', `site${level}`), '--level', level, '--json']);
     assert.ok(r.rssMB < 300, `level ${level}: peak RSS ${r.rssMB.toFixed(0)} MB`);
@@ -48,7 +50,7 @@ test('a 10 MB attribute: rejected (xml-limit) in bounded memory at every level; 
 });
 
 test('a 10 MB name (text node): rejected in bounded memory', async () => {
-  const dir = inputsWith({ 'name.xml': variant((x) => x.replace('<baseName xml:lang="en">', `<baseName xml:lang="en">${'x'.repeat(10 * 1024 * 1024)}`)) });
+  const dir = inputsWith({ 'name.xml': variant((x) => x.replace(NAME_EN, `${NAME_EN}${xs(10 * 1024 * 1024)}`)) });
   const r = await runCli(['build', dir, '--out', join(dir, '..', 'site'), '--level', '1', '--json']);
   assert.ok(r.rssMB < 300, `peak RSS ${r.rssMB.toFixed(0)} MB`);
   const report = JSON.parse(r.out);
@@ -59,7 +61,7 @@ test('a long value within the token limit still cannot bloat the index: index-to
   const dir = tmp();
   writeFileSync(join(dir, 'po-node.config.json'), JSON.stringify({ limits: { maxIndexKB: 64 } }));
   writeFileSync(join(dir, 'good.xml'), goodXml);
-  writeFileSync(join(dir, 'name.xml'), variant((x) => x.replace('<baseName xml:lang="en">', `<baseName xml:lang="en">${'x'.repeat(100 * 1024)}`)));
+  writeFileSync(join(dir, 'name.xml'), variant((x) => x.replace(NAME_EN, `${NAME_EN}${xs(100 * 1024)}`)));
   const r = await build({ inputs: ['.'], out: join(tmp(), 'site'), now: NOW, cwd: dir, config: join(dir, 'po-node.config.json') });
   assert.equal(errorsOf(r), [['index-too-large', 'name.xml']]);
   assert.is(r.summary.epds, 1);
@@ -164,13 +166,14 @@ test('a folder that cannot be read (mode 000, not root) is reported; its contact
   mkdirSync(join(inputs, 'contacts'), { recursive: true });
   writeFileSync(join(inputs, 'good.xml'), goodXml);
   const contacts = join(EXAMPLE_DATA, GOOD.file.split('/')[0], 'ILCD', 'contacts');
-  for (const name of execFileSync('ls', [contacts], { encoding: 'utf8' }).split('\n').filter(Boolean)) copyFileSync(join(contacts, name), join(inputs, 'contacts', name));
+  for (const name of readdirSync(contacts)) copyFileSync(join(contacts, name), join(inputs, 'contacts', name));
   chmodSync(join(inputs, 'contacts'), 0o000);
   const writable = join(root, 'w');
   mkdirSync(writable);
   chmodSync(writable, 0o777);
   const as = ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups'];
-  const r = await runCli(['build', 'in', '--out', 'w/site', '--json'], { cwd: root, as, env: { PO_NODE_CACHE_DIR: join(writable, 'cache'), HOME: writable } });
+  const env = { PO_NODE_CACHE_DIR: join(writable, 'cache'), HOME: writable };
+  const r = await runCli(['build', 'in', '--out', 'w/site', '--json'], { cwd: root, as, env });
   chmodSync(join(inputs, 'contacts'), 0o755);
   assert.ok(r.out.startsWith('{'), `${r.err.slice(0, 500)}`);
   const report = JSON.parse(r.out);
