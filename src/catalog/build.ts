@@ -1,4 +1,5 @@
 import type { Finding } from '../findings.js';
+import type { ShapeLimits } from '../parse/wellformed.js';
 import { cmp } from '../findings.js';
 import type { DatasetHeader } from '../parse/extract.js';
 import { compareVersions, DATASET_TYPES, type DatasetType } from '../parse/ilcd.js';
@@ -41,6 +42,9 @@ export interface CatalogStats {
 
 export interface CatalogOptions {
   maxFileSize: number;
+  shape?: ShapeLimits;
+  /** Base time limit of an XSD batch (validateXsd). */
+  xsdTimeoutSeconds?: number;
   /** Levels 3 and 4; all on when absent. */
   validation?: { xsd: boolean; rules: boolean; disabledRules: readonly string[] };
   /** Build time, for date rules (valid-until). */
@@ -83,6 +87,8 @@ export async function buildCatalog(files: readonly InputFile[], discoveryFinding
     missIdx.map((i) => xml[i]!),
     {
       maxFileSize: opts.maxFileSize,
+      ...(opts.shape ? { shape: opts.shape } : {}),
+      ...(opts.xsdTimeoutSeconds ? { xsdTimeoutSeconds: opts.xsdTimeoutSeconds } : {}),
       ...(opts.validation ? { validation: opts.validation } : {}),
       ...(opts.now ? { now: opts.now } : {}),
       ...(opts.xsdBatchSize ? { xsdBatchSize: opts.xsdBatchSize } : {}),

@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import type { CachedOutcome } from '../emit/cache.js';
 import type { Finding } from '../findings.js';
 import { extractDataset, type DatasetHeader } from '../parse/extract.js';
 import { decodeXml } from '../parse/safety.js';
 import { readIndexOnly } from '../parse/body.js';
-import { parseXml, type ParseResult } from '../parse/xml.js';
+import { parseXml, position, type ParseResult } from '../parse/xml.js';
+import { checkWellFormed, DEFAULT_SHAPE_LIMITS, type ShapeLimits, type WellFormed } from '../parse/wellformed.js';
 import { findingAt, type InputFile } from '../read/inputs.js';
+import { readInput, ZipEntryError } from '../read/zip.js';
 import { validateDocument } from '../validate/run.js';
 import { validateXsd, type XsdItem } from '../validate/xsd.js';
 
@@ -16,12 +17,16 @@ export type ReadOutcome = CachedOutcome;
 /** Plain data only: it crosses into worker threads (src/catalog/pool.ts). */
 export interface ReadOptions {
   maxFileSize: number;
+  /** Per-document limits on shape (attributes, depth, nodes); DEFAULT_SHAPE_LIMITS when absent. */
+  shape?: ShapeLimits;
   /** Levels 2-4; all on when absent. */
   validation?: { structure?: boolean; xsd: boolean; rules: boolean; disabledRules: readonly string[] };
   /** Build time, for date rules (valid-until). */
   now?: Date;
   /** Documents per XSD batch (xmllint call). */
   xsdBatchSize?: number;
+  /** Base time limit of an XSD batch, seconds (validateXsd). */
+  xsdTimeoutSeconds?: number;
 }
 
 export interface ReadResult {
@@ -41,8 +46,14 @@ export async function readChunk(files: readonly InputFile[], opts: ReadOptions):
   if (!(opts.validation?.xsd ?? true)) return results.map((r) => r.outcome);
   // A dataset already rejected by level 2/4 still goes through the XSD, so its report is complete.
   const idx = results.flatMap((r, i) => (r.text !== undefined && r.header ? [i] : []));
-  const items: XsdItem[] = idx.map((i) => ({ file: files[i]!.path, ...(files[i]!.bytes ? {} : { abs: files[i]!.abs }), text: results[i]!.text!, header: results[i]!.header! }));
-  const xsd = await validateXsd(items, { batchSize: opts.xsdBatchSize ?? 200 });
+  const items: XsdItem[] = idx.map((i) => ({
+    file: files[i]!.path,
+    ...(files[i]!.zip ? {} : { abs: files[i]!.abs }),
+    text: results[i]!.text!,
+    header: results[i]!.header!,
+  }));
+  const timeout = opts.xsdTimeoutSeconds ? { timeoutSeconds: opts.xsdTimeoutSeconds } : {};
+  const xsd = await validateXsd(items, { batchSize: opts.xsdBatchSize ?? 200, ...timeout });
   idx.forEach((i, k) => {
     const fs = (xsd.get(k) ?? []).map((f) => ({ ...f, ...findingAt(files[i]!) }));
     if (!fs.length) return;
@@ -64,8 +75,16 @@ async function readOne(file: InputFile, opts: ReadOptions): Promise<ReadResult> 
   }
   let bytes: Buffer;
   try {
-    bytes = file.bytes ? Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength) : await readFile(file.abs);
+    // ZIP entries inflate with a running cap: one over the size limit stops there, whatever it declares.
+    bytes = await readInput(file, opts.maxFileSize);
   } catch (e) {
+    if (e instanceof ZipEntryError) {
+      const message =
+        e.ruleId === 'input-too-large'
+          ? `The entry ${e.message}, over the ${mb(opts.maxFileSize)} MB limit; it was not read.`
+          : `Entry refused: ${e.message}.`;
+      return reject([at({ ruleId: e.ruleId, severity: 'error', message })]);
+    }
     const code = (e as NodeJS.ErrnoException).code ?? 'error';
     return reject([at({ ruleId: 'input-unreadable', severity: 'error', message: `The file cannot be read (${code}); check its permissions.` })]);
   }
@@ -93,11 +112,14 @@ export function readDocument(
   const reject = (findings: Finding[]): ReadResult => ({ outcome: outcome({ findings }) });
   const decoded = decodeXml(bytes);
   if (!decoded.ok) return reject([at(decoded.finding)]);
+  // Every document is checked whole, whatever the level: only well-formed XML is published.
+  const wf = checkWellFormed(decoded.text, opts.shape ?? DEFAULT_SHAPE_LIMITS);
+  if (!wf.ok) return reject([at(wellFormedFinding(wf, decoded.text))]);
   const v = opts.validation;
   // Process datasets are read index-only (head parsed, body scanned) unless level 2 must check the whole
-  // document itself; with XSD on, libxml2 checks every byte anyway (docs/performance.md).
-  const quick = (v?.xsd ?? true) || !(v?.structure ?? true) ? readIndexOnly(decoded.text) : undefined;
-  const parsed: ParseResult = quick ? { ok: true, root: quick.root } : parseXml(decoded.text);
+  // document itself (docs/performance.md).
+  const quick = (v?.xsd ?? true) || !(v?.structure ?? true) ? readIndexOnly(decoded.text, true) : undefined;
+  const parsed: ParseResult = quick ? { ok: true, root: quick.root } : parseXml(decoded.text, { checked: true });
   if (!parsed.ok) {
     return reject([at({ ruleId: 'xml-malformed', severity: 'error', message: `The XML is not well-formed: ${parsed.message}`, ...(parsed.line ? { line: parsed.line } : {}), ...(parsed.col ? { col: parsed.col } : {}) })]);
   }
@@ -112,6 +134,15 @@ export function readDocument(
   }
   const header = extracted.dataset;
   if (quick) header.references = quick.references(header.references);
+  // The index is copied into every list, page and report: one 10 MB name or attribute cost 800 MB RSS on the way.
+  const indexSize = JSON.stringify(header).length;
+  const maxIndex = opts.shape?.maxIndexKB ?? DEFAULT_SHAPE_LIMITS.maxIndexKB;
+  if (indexSize > maxIndex * 1024) {
+    const message =
+      `The index fields of this dataset (names, classifications, comments, references) hold ${(indexSize / 1024).toFixed(0)} KB, ` +
+      `over the ${maxIndex} KB limit: a field carries an oversized value. Not published; raise limits.maxIndexKB if it is genuine.`;
+    return reject([at({ ruleId: 'index-too-large', severity: 'error', message })]);
+  }
   // Checks see the entry name (file-name rules), findings get archive + entry.
   const findings = validateDocument(
     { file: file.entry ?? file.path, text: decoded.text, root: parsed.root, dataset: header, ...(quick ? { body: quick.body } : {}) },
@@ -119,6 +150,17 @@ export function readDocument(
   ).map((f) => ({ ...f, ...findingAt(file) }));
   if (findings.some((f) => f.severity === 'error')) return { outcome: outcome({ findings }), text: decoded.text, header };
   return { outcome: outcome({ findings, header, sha256: digest }), text: decoded.text, header };
+}
+
+function wellFormedFinding(wf: Extract<WellFormed, { ok: false }>, text: string): Omit<Finding, 'file'> {
+  const message =
+    wf.ruleId === 'xml-limit'
+      ? `The document was not read: ${wf.message}, beyond what a dataset needs and what can be parsed in bounded memory. ` +
+        'Raise the limit in the config if it is genuine.'
+      : wf.ruleId === 'xml-doctype'
+        ? 'The file declares a DOCTYPE; DTDs are refused for safety and ILCD does not use them: remove the DOCTYPE.'
+        : `The XML is not well-formed: ${wf.message}.`;
+  return { ruleId: wf.ruleId, severity: 'error', message, ...position(text, wf.offset) };
 }
 
 function mb(n: number): string {

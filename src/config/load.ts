@@ -2,6 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { DEFAULT_ZIP_LIMITS, type ZipLimits } from '../read/zip.js';
+import { DEFAULT_SHAPE_LIMITS, type ShapeLimits } from '../parse/wellformed.js';
+import { DEFAULT_XSD_TIMEOUT_SECONDS } from '../validate/xsd.js';
 import { validateWithSchema } from '../schemas.js';
 import { parseHosts, type DeploySettings, type HostName } from '../hosts/index.js';
 
@@ -21,7 +23,7 @@ export interface ResolvedConfig {
   inputs: string[];
   out: string;
   pathSets: { default: boolean; v1: boolean };
-  limits: { maxFileSize: number; zip: ZipLimits };
+  limits: { maxFileSize: number; zip: ZipLimits; shape: ShapeLimits; xsdTimeoutSeconds: number };
   /** Hosts to emit configuration for (`build --host`). */
   hosts: HostName[];
   deploy: DeploySettings;
@@ -76,7 +78,19 @@ interface RawConfig {
   inputs?: string[];
   out?: string;
   pathSets?: { default?: boolean; v1?: boolean };
-  limits?: { maxFileSizeMB?: number; maxZipSizeMB?: number; maxZipEntrySizeMB?: number; maxZipTotalSizeMB?: number; maxZipRatio?: number };
+  limits?: {
+    maxFileSizeMB?: number;
+    maxZipSizeMB?: number;
+    maxZipEntrySizeMB?: number;
+    maxZipTotalSizeMB?: number;
+    maxZipRatio?: number;
+    maxAttributes?: number;
+    maxDepth?: number;
+    maxNodes?: number;
+    maxIndexKB?: number;
+    maxTokenKB?: number;
+    xsdTimeoutSeconds?: number;
+  };
   hosts?: string[];
   deploy?: { out?: string; siteRoot?: string; serverName?: string; listen?: string | number };
   requireDependencies?: boolean;
@@ -155,6 +169,14 @@ export function loadConfig(o: ConfigOverrides = {}): ResolvedConfig {
         maxTotalSize: raw.limits?.maxZipTotalSizeMB ? Math.round(raw.limits.maxZipTotalSizeMB * 1024 * 1024) : DEFAULT_ZIP_LIMITS.maxTotalSize,
         maxRatio: raw.limits?.maxZipRatio ?? DEFAULT_ZIP_LIMITS.maxRatio,
       },
+      shape: {
+        maxAttributes: raw.limits?.maxAttributes ?? DEFAULT_SHAPE_LIMITS.maxAttributes,
+        maxDepth: raw.limits?.maxDepth ?? DEFAULT_SHAPE_LIMITS.maxDepth,
+        maxNodes: raw.limits?.maxNodes ?? DEFAULT_SHAPE_LIMITS.maxNodes,
+        maxTokenKB: raw.limits?.maxTokenKB ?? DEFAULT_SHAPE_LIMITS.maxTokenKB,
+        maxIndexKB: raw.limits?.maxIndexKB ?? DEFAULT_SHAPE_LIMITS.maxIndexKB,
+      },
+      xsdTimeoutSeconds: raw.limits?.xsdTimeoutSeconds ?? DEFAULT_XSD_TIMEOUT_SECONDS,
     },
     requireDependencies: o.requireDependencies ?? raw.requireDependencies ?? false,
     zipExport: o.zipExport ?? raw.zipExport ?? true,

@@ -189,7 +189,7 @@ export class BuildCache {
   }
 
   private async lookup(file: InputFile, sameMachine: boolean): Promise<CachedOutcome | undefined> {
-    if (file.bytes || file.entry) return undefined;
+    if (file.entry !== undefined) return undefined;
     const id = this.id(file);
     const e = this.prev?.inputs[id];
     if (!e) return undefined;
@@ -216,7 +216,7 @@ export class BuildCache {
 
   /** Call before the file is read: a change during the read then shows as a stat mismatch next time. */
   stat(file: InputFile): { size: number; mtimeMs: number; ctimeMs: number } | undefined {
-    if (file.bytes || file.entry) return undefined;
+    if (file.entry !== undefined) return undefined;
     const st = statSync(file.abs, { throwIfNoEntry: false });
     return st ? { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs } : undefined;
   }

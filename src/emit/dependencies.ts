@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import type { Dataset } from '../catalog/build.js';
 import type { ReferenceReport, SourceDocument } from '../catalog/references.js';
 import { typeInfo, UUID_RE } from '../parse/ilcd.js';
 import type { InputFile } from '../read/inputs.js';
+import { inputBytes, readInput } from '../read/zip.js';
 import { inputSource, type PlannedFile } from './plan.js';
 import { zipBytes, zipEntry, type ZipEntry } from './zip-writer.js';
 
@@ -47,7 +46,7 @@ export function planDependencyFiles(epds: readonly Dataset[], refs: ReferenceRep
   const docKeys = new Map<InputFile, string>();
   const docKey = (f: InputFile) => {
     let k = docKeys.get(f);
-    if (!k) docKeys.set(f, (k = createHash('sha256').update(f.bytes ?? readFileSync(f.abs)).digest('hex')));
+    if (!k) docKeys.set(f, (k = createHash('sha256').update(inputBytes(f)).digest('hex')));
     return k;
   };
   for (const sd of refs.documents) files.push({ path: SUB.sourceFile(sd.source.header.uuid, sd.name), contentType: documentContentType(sd.name), source: inputSource(sd.file), key: `sha256:${docKey(sd.file)}` });
@@ -73,7 +72,7 @@ export async function zipExport(epd: Dataset, datasets: readonly Dataset[], docu
   for (const d of [epd, ...datasets]) entries.set(`ILCD/${typeInfo(d.header.type).folder}/${safe(d.header.uuid)}_${d.header.version}.xml`, d.file);
   // Two sources may name different files alike: the first (by source UUID) wins, as in one export folder.
   for (const sd of documents) if (!entries.has(`ILCD/external_docs/${sd.name}`)) entries.set(`ILCD/external_docs/${sd.name}`, sd.file);
-  const make = async (name: string, f: InputFile) => zipEntry(name, f.bytes ?? (await readFile(f.abs)), /\.(xml|txt|svg)$/i.test(name));
+  const make = async (name: string, f: InputFile) => zipEntry(name, await readInput(f), /\.(xml|txt|svg)$/i.test(name));
   const out: ZipEntry[] = [];
   for (const name of [...entries.keys()].sort()) {
     const f = entries.get(name)!;

@@ -9,6 +9,7 @@ import type { ResolvedConfig } from '../config/load.js';
 import { cmp, countFindings, type Finding } from '../findings.js';
 import { DATASET_TYPES } from '../parse/ilcd.js';
 import { GENERATOR_NAME, GENERATOR_VERSION } from '../version.js';
+import { readInput } from '../read/zip.js';
 import { SUB } from './dependencies.js';
 import { pool } from './write.js';
 import { CONTENT_TYPES, type PlannedFile } from './plan.js';
@@ -78,7 +79,7 @@ export async function verifyAndDescribe(dir: string, catalog: Catalog, cfg: Reso
       // Documents are copied like datasets: prove the served bytes are the input's.
       const badDocs: string[] = [];
       for (const sd of refs.documents) {
-        const want = createHash('sha256').update(sd.file.bytes ?? (await readFile(sd.file.abs))).digest('hex');
+        const want = createHash('sha256').update(await readInput(sd.file)).digest('hex');
         if ((await hashFile(join(dir, SUB.sourceFile(sd.source.header.uuid, sd.name)))) !== want) badDocs.push(`${sd.source.header.uuid}/${sd.name}`);
       }
       checks.push({ id: 'resource/sources/<uuid>/<file>', ok: badDocs.length === 0, detail: badDocs.length ? `${badDocs.length} source documents missing or altered: ${badDocs.slice(0, 5).join(', ')}` : `${refs.documents.length} source documents present and byte-identical` });

@@ -6,6 +6,7 @@ import type { ResolvedConfig } from '../config/load.js';
 import { emitHosts } from '../hosts/index.js';
 import { DATASET_TYPES, UUID_RE } from '../parse/ilcd.js';
 import type { InputFile } from '../read/inputs.js';
+import { readInput } from '../read/zip.js';
 import { v1ListJson } from './draft-v1.js';
 import { renderIndexHtml } from './html.js';
 import { nodeInfoXml, processListJson, processListXml } from './soda4lca.js';
@@ -63,9 +64,9 @@ export function planSite({ catalog, cfg, builtAt, references }: PlanContext): Pl
   return files;
 }
 
-/** Copy a file from disk, or emit the bytes of a ZIP entry held in memory. */
+/** Copy a file from disk, or emit the bytes of a ZIP entry, inflated as it is written. */
 export function inputSource(f: InputFile): PlannedFile['source'] {
-  return f.bytes ? { bytes: f.bytes } : { copy: f.abs };
+  return f.zip ? { make: () => readInput(f) } : { copy: f.abs };
 }
 
 /** UUIDs come from files: check again right where they become path segments. */

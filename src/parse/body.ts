@@ -178,18 +178,21 @@ export interface IndexOnlyRead {
   references(fromRoot: readonly Ref[]): Ref[];
 }
 
-/** Parse the head and the reference exchange only; undefined when the document needs a full parse. */
-export function readIndexOnly(text: string): IndexOnlyRead | undefined {
+/**
+ * Parse the head and the reference exchange only; undefined when the document needs a full parse.
+ * `checked`: the whole text passed checkWellFormed, so its parts need no second check.
+ */
+export function readIndexOnly(text: string, checked = false): IndexOnlyRead | undefined {
   const split = splitProcess(text);
   if (!split) return undefined;
-  const head = parseXml(split.head);
+  const head = parseXml(split.head, { checked });
   if (!head.ok) return undefined;
   const root = head.root;
   const P = NS.process;
   const ids = childrenOf(child(child(root, P, 'processInformation'), P, 'quantitativeReference'), P, 'referenceToReferenceFlow').map((n) => n.text.trim());
   const doc = split.exchangesDocument(ids);
   if (doc) {
-    const ex = parseXml(doc);
+    const ex = parseXml(doc, { checked });
     if (!ex.ok) return undefined;
     root.children.push(...ex.root.children);
   }

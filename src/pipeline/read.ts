@@ -95,6 +95,8 @@ export async function readStage(opts: ReadStageOptions = {}, hooks: ReadStageHoo
     ...(cache ? { cache } : {}),
     interner,
     maxFileSize: cfg.limits.maxFileSize,
+    shape: cfg.limits.shape,
+    xsdTimeoutSeconds: cfg.limits.xsdTimeoutSeconds,
     validation: cfg.validation,
     now,
     ...(opts.threads ? { threads: opts.threads } : {}),

@@ -1,9 +1,10 @@
-import { realpathSync, statSync, type Stats } from 'node:fs';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { readdirSync, realpathSync, statSync, type Dirent, type Stats } from 'node:fs';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { globby, isDynamicPattern } from 'globby';
 import { InputError } from '../errors.js';
 import type { Finding } from '../findings.js';
 import { cmp } from '../findings.js';
+import type { ZipEntryRef } from './zip.js';
 
 export type InputKind = 'xml' | 'document' | 'zip' | 'other';
 
@@ -13,9 +14,9 @@ export interface InputFile {
   abs: string;
   size: number;
   kind: InputKind;
-  /** Entry path inside the ZIP at `abs` (src/read/zip.ts); its bytes are then held in `bytes`. */
+  /** Entry path inside the ZIP at `abs` (src/read/zip.ts); `zip` locates its data (read with readInput). */
   entry?: string;
-  bytes?: Uint8Array;
+  zip?: ZipEntryRef;
 }
 
 export interface Discovery {
@@ -38,23 +39,37 @@ export async function discoverInputs(inputs: readonly string[], cwd: string): Pr
   for (const input of inputs) {
     const abs = resolve(cwd, input);
     let st: Stats | undefined;
+    let statError: string | undefined;
     try {
       st = statSync(abs);
-    } catch {
-      st = undefined;
+    } catch (e) {
+      statError = (e as NodeJS.ErrnoException).code;
     }
     if (st?.isFile()) {
       byAbs.set(abs, { path: show(abs), abs, size: st.size, kind: kindOf(abs) });
       continue;
     }
-    const isDir = st?.isDirectory() ?? false;
-    const pattern = isDir ? '**/*' : toPosix(relative(cwd, abs));
-    if (!isDir && !isDynamicPattern(pattern)) {
+    if (st && !st.isDirectory()) {
+      // A FIFO, socket or device named as an input: reading could block or never end.
+      const message = `It is ${specialKind(st)}, not a regular file; it was not read: name the dataset file or its folder.`;
+      findings.push({ ruleId: 'input-unreadable', severity: 'error', file: show(abs), message });
+      continue;
+    }
+    if (!st && statError !== 'ENOENT' && statError !== 'ENOTDIR' && !isDynamicPattern(toPosix(relative(cwd, abs)))) {
+      const message = `The input cannot be accessed (${statError ?? 'error'}); it was not read: check its permissions and its folders'.`;
+      findings.push({ ruleId: 'input-unreadable', severity: 'error', file: show(abs), message });
+      continue;
+    }
+    if (st?.isDirectory()) {
+      walkFolder(abs, { root: realpathSync(abs), show, byAbs, findings });
+      continue;
+    }
+    const pattern = toPosix(relative(cwd, abs));
+    if (!isDynamicPattern(pattern)) {
       throw new InputError(`Input not found: ${show(abs)}`, { hint: 'Check the path; folders, files and glob patterns (quoted) are accepted.' });
     }
-    const root = isDir ? realpathSync(abs) : cwd;
     const entries = await globby(pattern, {
-      cwd: isDir ? abs : cwd,
+      cwd,
       absolute: true,
       onlyFiles: false,
       objectMode: true,
@@ -62,40 +77,11 @@ export async function discoverInputs(inputs: readonly string[], cwd: string): Pr
       dot: false,
       suppressErrors: true,
     });
-    if (entries.length === 0 && !isDir) throw new InputError(`No files match ${show(abs)}`);
+    if (entries.length === 0) throw new InputError(`No files match ${show(abs)}`);
     for (const entry of entries) {
       const file = resolve(entry.path);
       if (entry.dirent.isDirectory()) continue;
-      if (entry.dirent.isSymbolicLink()) {
-        const target = safeRealpath(file);
-        if (!target || !isInside(root, target)) {
-          findings.push({
-            ruleId: 'input-symlink',
-            severity: 'warning',
-            file: show(file),
-            message: target
-              ? `Symbolic link not followed: it points outside the input folder (to ${target}).`
-              : 'Symbolic link not followed: its target does not exist.',
-          });
-          continue;
-        }
-        const tst = statSync(target);
-        if (!tst.isFile()) continue;
-        byAbs.set(file, { path: show(file), abs: file, size: tst.size, kind: kindOf(file) });
-        continue;
-      }
-      if (!entry.dirent.isFile()) {
-        // FIFOs, sockets, devices: reading could block or never end; say so instead of dropping the file silently.
-        findings.push({ ruleId: 'input-unreadable', severity: 'error', file: show(file), message: 'Not a regular file (a FIFO, socket or device); it was not read: replace it with the dataset file.' });
-        continue;
-      }
-      let size = 0;
-      try {
-        size = statSync(file).size;
-      } catch {
-        // Reported when the file is read.
-      }
-      byAbs.set(file, { path: show(file), abs: file, size, kind: kindOf(file) });
+      addEntry(file, entry.dirent, { root: cwd, show, byAbs, findings });
     }
   }
   const files = [...byAbs.values()].sort((a, b) => cmp(a.path, b.path));
@@ -105,6 +91,111 @@ export async function discoverInputs(inputs: readonly string[], cwd: string): Pr
     }
   }
   return { files, findings };
+}
+
+/**
+ * Every file below a folder. Our own walk (not globby, which passed over unreadable folders in silence and lost
+ * names with backslashes): names are read as bytes, and whatever is not read gets a finding with the reason.
+ */
+interface Walk {
+  /** Symbolic links are followed only to files inside this folder. */
+  root: string;
+  show: (abs: string) => string;
+  byAbs: Map<string, InputFile>;
+  findings: Finding[];
+}
+
+function walkFolder(dir: string, w: Walk): void {
+  const { show, findings } = w;
+  let names: Dirent<Buffer>[];
+  try {
+    names = readdirSync(dir, { withFileTypes: true, encoding: 'buffer' });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? 'error';
+    const message = `The folder cannot be read (${code}); no file in it was read: check its permissions.`;
+    findings.push({ ruleId: 'input-unreadable', severity: 'error', file: show(dir), message });
+    return;
+  }
+  for (const d of names) {
+    const name = utf8Name(d.name);
+    if (name === undefined) {
+      const message = 'The file name is not valid UTF-8; it was not read (paths and reports are UTF-8): rename it.';
+      findings.push({ ruleId: 'input-name-encoding', severity: 'error', file: show(join(dir, escapedName(d.name))), message });
+      continue;
+    }
+    const file = join(dir, name);
+    if (name.startsWith('.')) {
+      const message = `Skipped: hidden ${d.isDirectory() ? 'folder' : 'file'} (the name starts with a dot).`;
+      findings.push({ ruleId: 'input-hidden', severity: 'info', file: show(file), message });
+      continue;
+    }
+    if (d.isDirectory()) walkFolder(file, w);
+    else addEntry(file, d, w);
+  }
+}
+
+/** One directory entry that is not a folder: a regular file, a symbolic link (followed only inside `root`) or a special file. */
+function addEntry(file: string, d: { isFile(): boolean; isSymbolicLink(): boolean }, w: Walk): void {
+  const { root, show, byAbs, findings } = w;
+  if (d.isSymbolicLink()) {
+    const target = safeRealpath(file);
+    if (!target || !isInside(root, target)) {
+      findings.push({
+        ruleId: 'input-symlink',
+        severity: 'warning',
+        file: show(file),
+        message: target
+          ? `Symbolic link not followed: it points outside the input folder (to ${target}).`
+          : 'Symbolic link not followed: its target does not exist.',
+      });
+      return;
+    }
+    const tst = statSync(target);
+    if (!tst.isFile()) {
+      const message = tst.isDirectory()
+        ? 'Symbolic link to a folder not followed: name the folder itself as an input.'
+        : `Symbolic link not followed: it points to ${specialKind(tst)}, not a regular file.`;
+      findings.push({ ruleId: 'input-symlink', severity: 'warning', file: show(file), message });
+      return;
+    }
+    byAbs.set(file, { path: show(file), abs: file, size: tst.size, kind: kindOf(file) });
+    return;
+  }
+  if (!d.isFile()) {
+    // FIFOs, sockets, devices: reading could block or never end; say so instead of dropping the file silently.
+    const message = 'Not a regular file (a FIFO, socket or device); it was not read: replace it with the dataset file.';
+    findings.push({ ruleId: 'input-unreadable', severity: 'error', file: show(file), message });
+    return;
+  }
+  let size = 0;
+  try {
+    size = statSync(file).size;
+  } catch {
+    // Reported when the file is read.
+  }
+  byAbs.set(file, { path: show(file), abs: file, size, kind: kindOf(file) });
+}
+
+function specialKind(st: Stats): string {
+  if (st.isFIFO()) return 'a FIFO (named pipe)';
+  if (st.isSocket()) return 'a socket';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
+  return 'a special file';
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+function utf8Name(raw: Buffer): string | undefined {
+  try {
+    return strictUtf8.decode(raw);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A name that is not UTF-8, for reports: ASCII as it is, other bytes as \xNN. */
+function escapedName(raw: Buffer): string {
+  return raw.toString('latin1').replace(/[\x80-\xff]/g, (c) => `\\x${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
 /** Files in an ILCD export's external_docs folder are documents (PDF, images), not datasets. */

@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { open, readFile, type FileHandle } from 'node:fs/promises';
 import { Inflate } from 'fflate';
 import type { Finding } from '../findings.js';
 import { cmp } from '../findings.js';
@@ -11,7 +12,7 @@ export interface ZipLimits {
   maxArchiveSize: number;
   /** Largest uncompressed size of one entry, bytes. */
   maxEntrySize: number;
-  /** Largest uncompressed size of all entries of one archive together, bytes. */
+  /** Largest uncompressed size of the entries read from all archives of one build together, bytes. */
   maxTotalSize: number;
   /** Largest uncompressed/compressed ratio of one entry (zip bombs reach 1000 and more). */
   maxRatio: number;
@@ -24,28 +25,46 @@ export const DEFAULT_ZIP_LIMITS: ZipLimits = {
   maxRatio: 200,
 };
 
-interface CentralEntry {
-  name: string;
-  flags: number;
+/** Where an entry's data sits in its archive: enough to inflate it later, one entry at a time. */
+export interface ZipEntryRef {
   method: number;
   compressedSize: number;
-  size: number;
+  /** Offset of the entry's local header. */
   localOffset: number;
 }
 
+interface CentralEntry extends ZipEntryRef {
+  name: string;
+  flags: number;
+  size: number;
+}
+
+/** An entry that cannot be unpacked (corrupt, or larger than it claims); `ruleId` names the finding. */
+export class ZipEntryError extends Error {
+  constructor(
+    message: string,
+    readonly ruleId = 'zip-entry-corrupt',
+  ) {
+    super(message);
+  }
+}
+
 /**
- * Replace every `.zip` input by its entries, read into memory (bytes are then served from memory:
- * nothing from an archive is ever written to disk except as a planned output).
+ * Replace every `.zip` input by its entries. Only the central directory is read here: an entry is inflated
+ * when it is read (readInput), one at a time and capped at its declared size, so memory never holds a whole
+ * archive's contents (two archives of 8 x 250 MB entries peaked at 4.5 GB when entries were unpacked here).
+ * `limits.maxTotalSize` is a budget for all archives of the build together.
  */
 export async function expandZips(files: readonly InputFile[], limits: ZipLimits = DEFAULT_ZIP_LIMITS): Promise<{ files: InputFile[]; findings: Finding[] }> {
   const out: InputFile[] = [];
   const findings: Finding[] = [];
+  const budget = { left: limits.maxTotalSize };
   for (const f of files) {
     if (f.kind !== 'zip') {
       out.push(f);
       continue;
     }
-    const r = await readZip(f, limits);
+    const r = await readZip(f, limits, budget);
     append(out, r.files);
     append(findings, r.findings);
   }
@@ -53,7 +72,12 @@ export async function expandZips(files: readonly InputFile[], limits: ZipLimits 
   return { files: out, findings };
 }
 
-export async function readZip(zip: InputFile, limits: ZipLimits): Promise<{ files: InputFile[]; findings: Finding[] }> {
+/** List an archive's entries within the limits; `budget.left` (uncompressed bytes) is shared by the archives of a build. */
+export async function readZip(
+  zip: InputFile,
+  limits: ZipLimits,
+  budget = { left: limits.maxTotalSize },
+): Promise<{ files: InputFile[]; findings: Finding[] }> {
   const findings: Finding[] = [];
   const bad = (ruleId: string, message: string, entry?: string, severity: Finding['severity'] = 'error') =>
     findings.push({ ruleId, severity, file: zip.path, ...(entry !== undefined ? { entry } : {}), message });
@@ -61,22 +85,23 @@ export async function readZip(zip: InputFile, limits: ZipLimits): Promise<{ file
     bad('zip-too-large', `The archive is ${mb(zip.size)} MB, over the ${mb(limits.maxArchiveSize)} MB limit; it was not read. Raise limits.maxZipSizeMB if it is genuine.`);
     return { files: [], findings };
   }
-  let buf: Buffer;
-  try {
-    buf = await readFile(zip.abs);
-  } catch (e) {
-    bad('input-unreadable', `The file cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'}); check its permissions.`);
-    return { files: [], findings };
-  }
   let entries: CentralEntry[];
   try {
-    entries = centralDirectory(buf);
+    const fh = await open(zip.abs, 'r');
+    try {
+      entries = await centralDirectory(fh);
+    } finally {
+      await fh.close();
+    }
   } catch (e) {
-    bad('zip-malformed', `Not a readable ZIP archive (${(e as Error).message}); re-export it or unpack it into a folder.`);
+    if (e instanceof ZipEntryError) {
+      bad('zip-malformed', `Not a readable ZIP archive (${e.message}); re-export it or unpack it into a folder.`);
+    } else {
+      bad('input-unreadable', `The file cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'}); check its permissions.`);
+    }
     return { files: [], findings };
   }
   const files: InputFile[] = [];
-  let total = 0;
   for (const e of entries) {
     if (e.name.endsWith('/')) continue; // folder entry
     const unsafe = unsafeEntryName(e.name);
@@ -100,6 +125,10 @@ export async function readZip(zip: InputFile, limits: ZipLimits): Promise<{ file
       bad('zip-entry-unsupported', `Entry refused: compression method ${e.method} is not supported (only stored and deflate); re-export with standard ZIP compression.`, name);
       continue;
     }
+    if (e.method === 0 && e.compressedSize !== e.size) {
+      bad('zip-entry-corrupt', 'Entry refused: a stored entry with inconsistent sizes.', name);
+      continue;
+    }
     if (e.size > limits.maxEntrySize) {
       bad('zip-entry-too-large', `Entry refused: it unpacks to ${mb(e.size)} MB, over the ${mb(limits.maxEntrySize)} MB limit.`, name);
       continue;
@@ -108,20 +137,18 @@ export async function readZip(zip: InputFile, limits: ZipLimits): Promise<{ file
       bad('zip-entry-ratio', `Entry refused: it unpacks ${Math.round(e.size / e.compressedSize)} times its compressed size (limit ${limits.maxRatio}), which is how zip bombs look.`, name);
       continue;
     }
-    if (total + e.size > limits.maxTotalSize) {
-      bad('zip-too-large', `Archive contents exceed ${mb(limits.maxTotalSize)} MB uncompressed; this entry and the rest were not read.`, name);
+    if (e.size > budget.left) {
+      const limit = mb(limits.maxTotalSize);
+      const message =
+        `ZIP contents of this build exceed ${limit} MB uncompressed (limits.maxZipTotalSizeMB); ` +
+        'this entry and the rest were not read.';
+      bad('zip-too-large', message, name);
+      budget.left = 0;
       break;
     }
-    let bytes: Uint8Array;
-    try {
-      // The central directory's sizes can lie: inflate with a hard cap at the declared size.
-      bytes = entryBytes(buf, e, Math.min(e.size, limits.maxEntrySize));
-    } catch (err) {
-      bad('zip-entry-corrupt', `Entry refused: ${(err as Error).message}.`, name);
-      continue;
-    }
-    total += bytes.length;
-    files.push({ path: zip.path, abs: zip.abs, entry: name, size: bytes.length, kind, bytes });
+    budget.left -= e.size;
+    const at: ZipEntryRef = { method: e.method, compressedSize: e.compressedSize, localOffset: e.localOffset };
+    files.push({ path: zip.path, abs: zip.abs, entry: name, size: e.size, kind, zip: at });
   }
   files.sort((a, b) => cmp(a.entry!, b.entry!));
   return { files, findings };
@@ -143,22 +170,29 @@ function entryKind(name: string): InputKind {
   return /\.xml$/i.test(name) ? 'xml' : 'other';
 }
 
-/** Read the central directory (end record searched from the end; ZIP64 refused). */
-function centralDirectory(buf: Buffer): CentralEntry[] {
+/** Read the central directory (end record searched from the end; ZIP64 refused) without reading the entries. */
+async function centralDirectory(fh: FileHandle): Promise<CentralEntry[]> {
+  const size = (await fh.stat()).size;
+  const tailLen = Math.min(size, 22 + 0xffff);
+  const tail = await readAt(fh, size - tailLen, tailLen);
   let eocd = -1;
-  for (let i = buf.length - 22; i >= Math.max(0, buf.length - 22 - 0xffff); i--) {
-    if (buf.readUInt32LE(i) === 0x06054b50) {
+  for (let i = tail.length - 22; i >= 0; i--) {
+    if (tail.readUInt32LE(i) === 0x06054b50) {
       eocd = i;
       break;
     }
   }
-  if (eocd < 0) throw new Error('no end of central directory');
-  const count = buf.readUInt16LE(eocd + 10);
-  let p = buf.readUInt32LE(eocd + 16);
-  if (count === 0xffff || p === 0xffffffff) throw new Error('ZIP64 archives are not supported');
+  if (eocd < 0) throw new ZipEntryError('no end of central directory');
+  const count = tail.readUInt16LE(eocd + 10);
+  const cdSize = tail.readUInt32LE(eocd + 12);
+  const cdOffset = tail.readUInt32LE(eocd + 16);
+  if (count === 0xffff || cdOffset === 0xffffffff) throw new ZipEntryError('ZIP64 archives are not supported');
+  if (cdOffset + cdSize > size) throw new ZipEntryError('broken central directory');
+  const buf = await readAt(fh, cdOffset, cdSize);
   const out: CentralEntry[] = [];
+  let p = 0;
   for (let i = 0; i < count; i++) {
-    if (p + 46 > buf.length || buf.readUInt32LE(p) !== 0x02014b50) throw new Error('broken central directory');
+    if (p + 46 > buf.length || buf.readUInt32LE(p) !== 0x02014b50) throw new ZipEntryError('broken central directory');
     const flags = buf.readUInt16LE(p + 8);
     const nameLen = buf.readUInt16LE(p + 28);
     const extraLen = buf.readUInt16LE(p + 30);
@@ -180,28 +214,62 @@ function centralDirectory(buf: Buffer): CentralEntry[] {
   return out;
 }
 
-function entryBytes(buf: Buffer, e: CentralEntry, cap: number): Uint8Array {
-  const h = e.localOffset;
-  if (h + 30 > buf.length || buf.readUInt32LE(h) !== 0x04034b50) throw new Error('local header missing');
-  const start = h + 30 + buf.readUInt16LE(h + 26) + buf.readUInt16LE(h + 28);
-  const data = buf.subarray(start, start + e.compressedSize);
-  if (data.length !== e.compressedSize) throw new Error('data truncated');
-  if (e.method === 0) {
-    if (e.compressedSize !== e.size) throw new Error('stored entry with inconsistent sizes');
-    return data;
+async function readAt(fh: FileHandle, position: number, length: number): Promise<Buffer> {
+  const buf = Buffer.alloc(length);
+  const { bytesRead } = await fh.read(buf, 0, length, position);
+  return buf.subarray(0, bytesRead);
+}
+
+/**
+ * The bytes of an input: the file, or a ZIP entry inflated from its archive in 4 KiB steps with a running cap
+ * (the declared size, and `cap` when lower), so an entry that lies about its size never grows past it.
+ * Synchronous for entries: callers hash documents synchronously, and the work is CPU-bound anyway.
+ */
+export function inputBytes(f: InputFile, cap = Infinity): Buffer {
+  if (!f.zip) return readFileSync(f.abs);
+  const e = f.zip;
+  const fd = openSync(f.abs, 'r');
+  try {
+    const head = Buffer.alloc(30);
+    const n = readSync(fd, head, 0, 30, e.localOffset);
+    if (n !== 30 || head.readUInt32LE(0) !== 0x04034b50) throw new ZipEntryError('local header missing');
+    let pos = e.localOffset + 30 + head.readUInt16LE(26) + head.readUInt16LE(28);
+    const limit = Math.min(f.size, cap);
+    // Filled in place: the entry is held once, never as chunks plus their concatenation.
+    const out = Buffer.allocUnsafe(limit);
+    let got = 0;
+    const take = (chunk: Uint8Array) => {
+      if (got + chunk.length > f.size) throw new ZipEntryError(`it unpacks to more than its declared ${f.size} bytes`);
+      if (got + chunk.length > limit) throw new ZipEntryError(`it unpacks to more than ${limit} bytes`, 'input-too-large');
+      out.set(chunk, got);
+      got += chunk.length;
+    };
+    const inf = e.method === 8 ? new Inflate(take) : undefined;
+    // Small steps: deflate unpacks up to ~1000x, and fflate allocates each step's output whole.
+    const step = Buffer.alloc(4096);
+    let left = e.compressedSize;
+    if (left === 0) inf?.push(new Uint8Array(0), true);
+    while (left > 0) {
+      const n = readSync(fd, step, 0, Math.min(step.length, left), pos);
+      if (n === 0) throw new ZipEntryError('data truncated');
+      pos += n;
+      left -= n;
+      if (inf) inf.push(step.subarray(0, n), left === 0);
+      else take(step.subarray(0, n));
+    }
+    if (got !== f.size) throw new ZipEntryError(`it unpacks to ${got} bytes, not the declared ${f.size}`);
+    return out;
+  } catch (err) {
+    // fflate throws plain errors on corrupt deflate data.
+    throw err instanceof ZipEntryError ? err : new ZipEntryError((err as Error).message);
+  } finally {
+    closeSync(fd);
   }
-  const chunks: Uint8Array[] = [];
-  let got = 0;
-  const inf = new Inflate((chunk) => {
-    got += chunk.length;
-    if (got > cap) throw new Error(`it unpacks to more than its declared ${e.size} bytes`);
-    chunks.push(chunk);
-  });
-  const step = 64 * 1024;
-  for (let i = 0; i < data.length; i += step) inf.push(data.subarray(i, i + step), i + step >= data.length);
-  if (data.length === 0) inf.push(new Uint8Array(0), true);
-  if (got !== e.size) throw new Error(`it unpacks to ${got} bytes, not the declared ${e.size}`);
-  return Buffer.concat(chunks);
+}
+
+/** inputBytes, with files read asynchronously. */
+export async function readInput(f: InputFile, cap = Infinity): Promise<Buffer> {
+  return f.zip ? inputBytes(f, cap) : readFile(f.abs);
 }
 
 function mb(n: number): string {

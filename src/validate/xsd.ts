@@ -69,6 +69,23 @@ export interface XsdOptions {
   batchChars?: number;
   /** Which xmllint (default: xsdEngine()). */
   engine?: 'native' | 'wasm';
+  /** Base time limit of a batch in seconds, plus 1 s per MB of the batch (default DEFAULT_XSD_TIMEOUT_SECONDS). */
+  timeoutSeconds?: number;
+}
+
+/**
+ * libxml2 is quadratic on some shapes (one element with a million attributes kept xmllint busy for minutes) while
+ * the other documents wait. A batch over its time limit is stopped, split in halves and retried, until the file
+ * that holds it up is alone; that file is rejected (xsd-timeout). Native xmllint only: the bundled wasm build
+ * runs in a worker xmllint-wasm does not let us stop.
+ */
+export const DEFAULT_XSD_TIMEOUT_SECONDS = 60;
+
+class XsdTimeout extends Error {}
+
+/** Time limit of a batch holding `chars` characters, ms. */
+export function batchTimeoutMs(chars: number, baseSeconds = DEFAULT_XSD_TIMEOUT_SECONDS): number {
+  return Math.round((baseSeconds + chars / 1_048_576) * 1000);
 }
 
 /** Validate every item against its schema; returns findings per item index (absent = valid). */
@@ -88,14 +105,14 @@ export async function validateXsd(items: readonly XsdItem[], opts: XsdOptions = 
     let chars = 0;
     for (const i of idx) {
       if (batch.length && (batch.length >= maxN || chars + items[i]!.text.length > maxChars)) {
-        await runBatch(schema, batch, items, out, opts.engine);
+        await runBatch(schema, batch, items, out, opts);
         batch = [];
         chars = 0;
       }
       batch.push(i);
       chars += items[i]!.text.length;
     }
-    if (batch.length) await runBatch(schema, batch, items, out, opts.engine);
+    if (batch.length) await runBatch(schema, batch, items, out, opts);
   }
   return out;
 }
@@ -109,11 +126,33 @@ export function xsdEngine(env: NodeJS.ProcessEnv = process.env): 'native' | 'was
 }
 let engine: 'native' | 'wasm' | undefined;
 
-async function runBatch(schema: string, batch: number[], items: readonly XsdItem[], out: Map<number, Finding[]>, use = xsdEngine()): Promise<void> {
+async function runBatch(
+  schema: string,
+  batch: number[],
+  items: readonly XsdItem[],
+  out: Map<number, Finding[]>,
+  opts: XsdOptions,
+): Promise<void> {
+  const use = opts.engine ?? xsdEngine();
   if (use === 'native') {
-    const raw = await runNative(schema, batch, items).catch(() => undefined);
+    const ms = batchTimeoutMs(batch.reduce((s, i) => s + items[i]!.text.length, 0), opts.timeoutSeconds);
+    const raw = await runNative(schema, batch, items, ms).catch((e: unknown) => e);
+    if (typeof raw === 'string') return collect(raw, schema, batch, items, out);
+    if (raw instanceof XsdTimeout) {
+      if (batch.length > 1) {
+        const half = Math.ceil(batch.length / 2);
+        await runBatch(schema, batch.slice(0, half), items, out, opts);
+        await runBatch(schema, batch.slice(half), items, out, opts);
+        return;
+      }
+      const it = items[batch[0]!]!;
+      const message =
+        `XSD validation did not finish within ${Math.round(ms / 1000)} s and was stopped; the file was rejected. libxml2 is slow on ` +
+        'some shapes (such as elements with very many attributes): check the file, or raise limits.xsdTimeoutSeconds if it is genuine.';
+      out.set(batch[0]!, [{ ruleId: 'xsd-timeout', severity: 'error', file: it.file, message }]);
+      return;
+    }
     // A failed run (xmllint vanished, killed) falls back to the bundled build.
-    if (raw !== undefined) return collect(raw, schema, batch, items, out);
   }
   const all = loadSchemas();
   const entry = all.find((f) => f.fileName === `xsd/${schema}`)!;
@@ -134,7 +173,7 @@ async function runBatch(schema: string, batch: number[], items: readonly XsdItem
   } catch (e) {
     // A batch that fails as a whole (wasm out of memory) is retried file by file before giving up.
     if (batch.length > 1) {
-      for (const i of batch) await runBatch(schema, [i], items, out, 'wasm');
+      for (const i of batch) await runBatch(schema, [i], items, out, { ...opts, engine: 'wasm' });
       return;
     }
     const it = items[batch[0]!]!;
@@ -148,7 +187,7 @@ async function runBatch(schema: string, batch: number[], items: readonly XsdItem
  * One batch through the system's xmllint. Inputs get neutral names (in/<k>.xml, symbolic links to the files,
  * or copies of in-memory documents) in a private temporary folder, so the output reads like the wasm build's.
  */
-async function runNative(schema: string, batch: number[], items: readonly XsdItem[]): Promise<string> {
+async function runNative(schema: string, batch: number[], items: readonly XsdItem[], timeoutMs: number): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'po-node-xsd-'));
   try {
     await mkdir(join(dir, 'in'));
@@ -163,10 +202,23 @@ async function runNative(schema: string, batch: number[], items: readonly XsdIte
     return await new Promise<string>((resolve, reject) => {
       const p = spawn('xmllint', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
       const chunks: Buffer[] = [];
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        p.kill('SIGKILL');
+      }, timeoutMs);
       p.stderr.on('data', (c: Buffer) => chunks.push(c));
-      p.on('error', reject);
+      p.on('error', (e) => {
+        clearTimeout(timer);
+        reject(e);
+      });
       // Exit 1-4: the documents have errors (reported on stderr); 5 and up: xmllint itself failed.
-      p.on('close', (code) => (code !== null && code < 5 ? resolve(Buffer.concat(chunks).toString('utf8')) : reject(new Error(`xmllint exited with ${code}`))));
+      p.on('close', (code) => {
+        clearTimeout(timer);
+        if (timedOut) reject(new XsdTimeout(`xmllint stopped after ${timeoutMs} ms`));
+        else if (code !== null && code < 5) resolve(Buffer.concat(chunks).toString('utf8'));
+        else reject(new Error(`xmllint exited with ${code}`));
+      });
     });
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -1,12 +1,8 @@
 // Malicious servers for `check`: bodies without end, gzip bombs, lists without end, redirects to internal addresses.
 // Everything is generated on the fly while the client reads; nothing large is held in memory or written to disk.
-import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
-import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
-const BIN = fileURLToPath(new URL('../../bin/po-node.js', import.meta.url));
-const PRELOAD = fileURLToPath(new URL('./rss-preload.js', import.meta.url));
 const MB = 1024 * 1024;
 
 /** A server on `host` whose answers come from handler(url, req, res); counts connections. */
@@ -74,24 +70,4 @@ export function listPage(url, res, { total, perPage }) {
   res.end(JSON.stringify({ totalCount: total, startIndex: start, pageSize: size, data }));
 }
 
-/**
- * Run the CLI in a child process; resolves with its exit code, stdout, stderr and peak RSS in MB
- * (process.resourceUsage().maxRSS of the child, printed by rss-preload.js). Killed after killMs.
- */
-export function runCli(args, { killMs = 60_000 } = {}) {
-  return new Promise((ok) => {
-    const started = Date.now();
-    const env = { ...process.env, NO_COLOR: '1' };
-    const child = spawn(process.execPath, ['--import', PRELOAD, BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), killMs);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      const rss = /^po-node-test maxRSS (\d+)$/m.exec(err);
-      ok({ code, signal, out, err, ms: Date.now() - started, rssMB: rss ? Number(rss[1]) / 1024 : undefined });
-    });
-  });
-}
+export { runCli } from '../helpers/child.js';

@@ -56,10 +56,13 @@ test('external entity (file:///etc/passwd) is refused, never fetched', () => {
   assert.is(r.finding.ruleId, 'xml-doctype');
 });
 
-test('the parser itself never expands undeclared or custom entities', () => {
-  const p = parseXml('<a>&x; &amp; &#13;</a>');
+test('the parser itself never expands undeclared or custom entities; the check refuses them', () => {
+  const p = parseXml('<a>&x; &amp; &#13;</a>', { checked: true });
   assert.ok(p.ok);
   assert.is(p.root.text, '&x; & \r');
+  const checked = parseXml('<a>&x; &amp;</a>');
+  assert.not.ok(checked.ok);
+  assert.match(checked.message, '"&" not starting a reference');
 });
 
 test('malformed XML reports line and column', () => {

@@ -8,6 +8,7 @@ import { readZip, unsafeEntryName } from '../../dist/read/zip.js';
 import { DEFAULT_ZIP_LIMITS } from '../../dist/read/zip.js';
 import { cleanup, EXAMPLE_CONFIG, EXAMPLE_DATA, REAL_EPDS, tmp, tree } from '../helpers/index.js';
 import { setEntryFlags, zipExports } from '../helpers/zip.js';
+import { runCli } from '../helpers/child.js';
 
 const NOW = new Date('2026-01-02T03:04:05Z');
 const epdFile = REAL_EPDS[0].file; // ibu_with_dependencies/ILCD/processes/...
@@ -84,17 +85,44 @@ test('size limits are configurable: a low total limit stops reading with a findi
   assert.is(small.findings[0].ruleId, 'zip-too-large');
 });
 
-test('an entry that inflates beyond its declared size is refused', async () => {
+test('an entry that inflates beyond its declared size is refused when read', async () => {
   const dir = tmp();
   const zip = Buffer.from(zipSync({ 'ILCD/processes/a.xml': epdXml }));
   // Lower the central directory's uncompressed size: the inflater must stop at the declared size.
   const cd = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]));
   zip.writeUInt32LE(100, cd + 24);
-  const p = join(dir, 'lie.zip');
-  writeFileSync(p, zip);
-  const r = await readZip({ path: 'lie.zip', abs: p, size: zip.length, kind: 'zip' }, DEFAULT_ZIP_LIMITS);
-  assert.is(r.files.length, 0);
-  assert.is(r.findings[0].ruleId, 'zip-entry-corrupt');
+  writeFileSync(join(dir, 'lie.zip'), zip);
+  const r = await build({ inputs: ['lie.zip'], out: join(dir, 'site'), now: NOW, cwd: dir });
+  const errors = r.findings.filter((f) => f.severity === 'error').map((f) => [f.ruleId, f.entry]);
+  assert.equal(errors, [['zip-entry-corrupt', 'ILCD/processes/a.xml']]);
+  assert.match(r.findings.find((f) => f.ruleId === 'zip-entry-corrupt').message, /more than its declared 100 bytes/);
+  assert.is(r.summary.rejected, 1);
+});
+
+test('the uncompressed budget is shared by all archives of a build', async () => {
+  const dir = tmp();
+  for (const n of ['a', 'b']) writeFileSync(join(dir, `${n}.zip`), zipSync({ [`ILCD/processes/${n}.xml`]: epdXml }));
+  writeFileSync(join(dir, 'po-node.config.json'), JSON.stringify({ limits: { maxZipTotalSizeMB: (epdXml.length * 1.5) / 1024 / 1024 } }));
+  const r = await build({ inputs: ['a.zip', 'b.zip'], out: join(dir, 'site'), now: NOW, cwd: dir });
+  // Each archive alone is within the budget; together they are not.
+  assert.equal(r.findings.filter((f) => f.ruleId === 'zip-too-large').map((f) => [f.file, f.entry]), [['b.zip', 'ILCD/processes/b.xml']]);
+  assert.is(r.summary.epds, 1);
+});
+
+test('entries are inflated one at a time: peak RSS stays far below the archives\' contents', async () => {
+  // Two 80 kB archives of 8 x 40 MB entries each (within every per-entry limit; zeros, so the ratio limit is raised):
+  // 640 MB unpacked. Entries used to be inflated in memory while listing (peak RSS over 700 MB).
+  const dir = tmp();
+  const zeros = new Uint8Array(40 * 1024 * 1024);
+  const entries = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`ILCD/processes/e${i}.xml`, zeros]));
+  const zip = zipSync(entries, { level: 1 });
+  for (const n of ['a', 'b']) writeFileSync(join(dir, `${n}.zip`), zip);
+  writeFileSync(join(dir, 'po-node.config.json'), JSON.stringify({ limits: { maxZipRatio: 100000 } }));
+  const r = await runCli(['build', 'a.zip', 'b.zip', '--out', 'site', '--json'], { cwd: dir, env: { PO_NODE_THREADS: '1' } });
+  assert.ok(r.rssMB !== undefined, r.err);
+  const report = JSON.parse(r.out);
+  assert.is(report.summary.rejected, 16, 'every entry read and rejected (zeros are not UTF-8 XML)');
+  assert.ok(r.rssMB < 400, `peak RSS ${r.rssMB.toFixed(0)} MB`);
 });
 
 test('a file that is not a ZIP is reported, not thrown', async () => {

@@ -1,0 +1,368 @@
+/**
+ * The well-formedness check every document passes before anything reads it, at every validation level
+ * (XML 1.0 §2 and Namespaces in XML §5/§6, minus DTDs, which are refused). One linear pass with indexOf and
+ * sticky regular expressions: no tree, no copies of attribute values or text, so memory stays at the document's
+ * text whatever its shape. Also the place of the per-document limits on shape (attributes, depth, elements):
+ * beyond them the parsers behind this one grow out of proportion (fast-xml-parser's tree, libxml2's quadratic
+ * attribute check). Kept to this one function so a byte-level engine can replace it.
+ */
+
+export interface ShapeLimits {
+  /** Attributes (namespace declarations included) on one element. */
+  maxAttributes: number;
+  /** Elements open at once. */
+  maxDepth: number;
+  /**
+   * Elements and attributes of one document together: the parsed tree costs about 300 bytes a node. Real EPDs
+   * hold about 25 nodes per KB, so the default admits 80 MB of such XML (the file size limit is 50 MB).
+   */
+  maxNodes: number;
+  /**
+   * KB (thousands of characters) of one text node or one start tag with its attributes. fast-xml-parser builds
+   * both a character at a time: one 10 MB name cost 400 MB. Real EPDs: a few KB at most.
+   */
+  maxTokenKB: number;
+  /**
+   * KB of a dataset's index fields (names, classifications, comments, references; checked after extraction, not
+   * here): they are copied into every list and page. Real EPDs hold 15 to 45 KB.
+   */
+  maxIndexKB: number;
+}
+
+export const DEFAULT_SHAPE_LIMITS: ShapeLimits = {
+  maxAttributes: 256,
+  maxDepth: 256,
+  maxNodes: 2_000_000,
+  maxTokenKB: 1024,
+  maxIndexKB: 1024,
+};
+
+export type WellFormed =
+  | { ok: true; nodes: number }
+  | { ok: false; ruleId: 'xml-malformed' | 'xml-doctype' | 'xml-limit'; message: string; offset: number };
+
+const START =
+  '[:A-Z_a-z\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF\\u200C\\u200D\\u2070-\\u218F' +
+  '\\u2C00-\\u2FEF\\u3001-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFFD]|[\\uD800-\\uDB7F][\\uDC00-\\uDFFF]';
+const NAME_CHARS = `(?:${START}|[-.0-9\\u00B7\\u0300-\\u036F\\u203F\\u2040])*`;
+/** An XML Name (XML 1.0 fifth edition, §2.3). */
+const NAME = `(?:${START})${NAME_CHARS}`;
+const TAG_NAME = new RegExp(NAME, 'y');
+const ATTRIBUTE = new RegExp(`[ \\t\\r\\n]+(${NAME})[ \\t\\r\\n]*=[ \\t\\r\\n]*(["'])`, 'y');
+/** ASCII names, tried first (about twice as fast); a non-ASCII character right after one sends the match to the full rule. */
+const ASCII_NAME = /[A-Za-z_:][-.0-9A-Za-z_:]*/y;
+const ASCII_ATTRIBUTE = /[ \t\r\n]+([A-Za-z_:][-.0-9A-Za-z_:]*)[ \t\r\n]*=[ \t\r\n]*(["'])/y;
+const TAG_END = /[ \t\r\n]*(\/?)>/y;
+const END_TAG_END = /[ \t\r\n]*>/y;
+const REFERENCE = /(?:lt|gt|amp|quot|apos|#([0-9]+)|#x([0-9a-fA-F]+));/y;
+const S = '[ \\t\\r\\n]';
+const XML_DECL = new RegExp(
+  `<\\?xml${S}+version${S}*=${S}*(["'])1\\.[0-9]+\\1(?:${S}+encoding${S}*=${S}*(["'])[A-Za-z][A-Za-z0-9._-]*\\2)?` +
+    `(?:${S}+standalone${S}*=${S}*(["'])(?:yes|no)\\3)?${S}*\\?>`,
+  'y',
+);
+// eslint-disable-next-line no-control-regex
+const BAD_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
+const XML_NS = 'http://www.w3.org/XML/1998/namespace';
+const XMLNS_NS = 'http://www.w3.org/2000/xmlns/';
+
+class Malformed extends Error {
+  constructor(
+    message: string,
+    readonly offset: number,
+    readonly ruleId: 'xml-malformed' | 'xml-doctype' | 'xml-limit' = 'xml-malformed',
+  ) {
+    super(message);
+  }
+}
+
+/** Whether `text` (decoded, BOM stripped) is a well-formed, namespace-well-formed XML document without a DTD. */
+export function checkWellFormed(text: string, limits: ShapeLimits = DEFAULT_SHAPE_LIMITS): WellFormed {
+  try {
+    return { ok: true, nodes: scan(text, limits) };
+  } catch (e) {
+    if (!(e instanceof Malformed)) throw e;
+    return { ok: false, ruleId: e.ruleId, message: e.message, offset: e.offset };
+  }
+}
+
+function scan(text: string, limits: ShapeLimits): number {
+  const bad = BAD_CHAR.exec(text);
+  if (bad) {
+    throw new Malformed(`character U+${bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')} is not allowed in XML`, bad.index);
+  }
+  const n = text.length;
+  let i = 0;
+  if (text.startsWith('<?xml', 0) && /[ \t\r\n?]/.test(text[5] ?? '')) {
+    XML_DECL.lastIndex = 0;
+    if (!XML_DECL.test(text)) throw new Malformed('malformed XML declaration', 0);
+    i = XML_DECL.lastIndex;
+  }
+  const next = new Next(text);
+  const stack: string[] = [];
+  // Namespace bindings: prefix -> URIs, innermost last; `declared[d]` lists the prefixes element d declared.
+  const bindings = new Map<string, string[]>([['xml', [XML_NS]]]);
+  const declared: (string[] | undefined)[] = [];
+  let nodes = 0;
+  let rootDone = false;
+  const pos = { end: 0 };
+  const maxToken = limits.maxTokenKB * 1024;
+  for (;;) {
+    const lt = text.indexOf('<', i);
+    const textEnd = lt < 0 ? n : lt;
+    // Character data: references only where they are valid; outside the root, white space only.
+    if (textEnd - i > maxToken) {
+      throw new Malformed(`a text of ${kb(textEnd - i)} KB, over the ${limits.maxTokenKB} KB limit (limits.maxTokenKB)`, i, 'xml-limit');
+    }
+    if (stack.length) checkText(next, i, textEnd);
+    else if (textEnd > i && !/^[ \t\r\n]*$/.test(text.slice(i, textEnd))) {
+      const at = i + text.slice(i, textEnd).search(/[^ \t\r\n]/);
+      throw new Malformed(rootDone ? 'text after the root element' : 'text before the root element', at);
+    }
+    if (lt < 0) break;
+    const c = text.charCodeAt(lt + 1);
+    if (c === 0x3f /* ? */) {
+      const end = text.indexOf('?>', lt + 2);
+      if (end < 0) throw new Malformed('processing instruction not closed', lt);
+      TAG_NAME.lastIndex = lt + 2;
+      const target = TAG_NAME.exec(text)?.[0];
+      if (!target || target.includes(':')) throw new Malformed('processing instruction without a valid target', lt);
+      if (target.toLowerCase() === 'xml') throw new Malformed('XML declaration not at the start of the document', lt);
+      if (TAG_NAME.lastIndex !== end && !/[ \t\r\n]/.test(text[TAG_NAME.lastIndex]!)) {
+        throw new Malformed('processing instruction without a valid target', lt);
+      }
+      i = end + 2;
+    } else if (c === 0x21 /* ! */) {
+      if (text.startsWith('<!--', lt)) {
+        const end = text.indexOf('-->', lt + 4);
+        if (end < 0) throw new Malformed('comment not closed', lt);
+        const dash = text.indexOf('--', lt + 4);
+        if (dash < end) throw new Malformed('"--" inside a comment', dash);
+        i = end + 3;
+      } else if (text.startsWith('<![CDATA[', lt)) {
+        if (!stack.length) throw new Malformed('CDATA section outside the root element', lt);
+        const end = text.indexOf(']]>', lt + 9);
+        if (end < 0) throw new Malformed('CDATA section not closed', lt);
+        i = end + 3;
+      } else if (text.startsWith('<!DOCTYPE', lt)) {
+        throw new Malformed(
+          stack.length || rootDone
+            ? 'a DOCTYPE inside the document (only allowed before the root element)'
+            : 'the file declares a DOCTYPE; DTDs are refused for safety and ILCD does not use them',
+          lt,
+          stack.length || rootDone ? 'xml-malformed' : 'xml-doctype',
+        );
+      } else {
+        throw new Malformed('markup declaration ("<!") outside a DTD', lt);
+      }
+    } else if (c === 0x2f /* / */) {
+      const name = nameAt(text, lt + 2, pos);
+      if (!name) throw new Malformed('end tag without a valid name', lt);
+      END_TAG_END.lastIndex = pos.end;
+      if (!END_TAG_END.test(text)) throw new Malformed(`end tag </${name}> not closed by ">"`, lt);
+      const open = stack.pop();
+      if (open !== name) {
+        throw new Malformed(open ? `end tag </${name}> does not match <${open}>` : `end tag </${name}> without a start tag`, lt);
+      }
+      unbind(bindings, declared.pop());
+      if (!stack.length) rootDone = true;
+      i = END_TAG_END.lastIndex;
+    } else {
+      if (rootDone) throw new Malformed('a second root element', lt);
+      const name = nameAt(text, lt + 1, pos);
+      if (!name) throw new Malformed('"<" not followed by a tag name (write &lt; in text)', lt);
+      const attrs = { n: 0 };
+      i = startTag(next, lt, name, pos.end, limits, bindings, declared, attrs);
+      nodes += 1 + attrs.n;
+      if (i - lt > maxToken) {
+        const what = `start tag <${name}> of ${kb(i - lt)} KB, over the ${limits.maxTokenKB} KB limit (limits.maxTokenKB)`;
+        throw new Malformed(what, lt, 'xml-limit');
+      }
+      if (nodes > limits.maxNodes) {
+        throw new Malformed(`more than ${limits.maxNodes} elements and attributes (limits.maxNodes)`, lt, 'xml-limit');
+      }
+      if (text.charCodeAt(i - 2) !== 0x2f /* / */) {
+        stack.push(name);
+        if (stack.length > limits.maxDepth) {
+          throw new Malformed(`elements nested more than ${limits.maxDepth} deep (limits.maxDepth)`, lt, 'xml-limit');
+        }
+      } else {
+        unbind(bindings, declared.pop());
+        if (!stack.length) rootDone = true;
+      }
+    }
+  }
+  if (stack.length) throw new Malformed(`the document ends inside <${stack[stack.length - 1]}>`, n);
+  if (!rootDone) throw new Malformed('no root element', n);
+  return nodes;
+}
+
+function kb(chars: number): string {
+  return (chars / 1024).toFixed(0);
+}
+
+/** The Name at `at`, or undefined; `end` is set to the offset after it. */
+function nameAt(text: string, at: number, pos: { end: number }): string | undefined {
+  ASCII_NAME.lastIndex = at;
+  let m = ASCII_NAME.exec(text);
+  let re = ASCII_NAME;
+  if (!m || text.charCodeAt(ASCII_NAME.lastIndex) >= 0x80 || text.charCodeAt(at) >= 0x80) {
+    TAG_NAME.lastIndex = at;
+    m = TAG_NAME.exec(text);
+    re = TAG_NAME;
+  }
+  pos.end = re.lastIndex;
+  return m?.[0];
+}
+
+/** The attribute (` name="` or ` name='`) at `at`: [name, quote], with `pos.end` after the quote. */
+function attributeAt(text: string, at: number, pos: { end: number }): RegExpExecArray | null {
+  ASCII_ATTRIBUTE.lastIndex = at;
+  const m = ASCII_ATTRIBUTE.exec(text);
+  if (m) {
+    pos.end = ASCII_ATTRIBUTE.lastIndex;
+    return m;
+  }
+  ATTRIBUTE.lastIndex = at;
+  const full = ATTRIBUTE.exec(text);
+  pos.end = ATTRIBUTE.lastIndex;
+  return full;
+}
+
+/** A start (or empty-element) tag from just after its name; returns the offset after its `>`. */
+function startTag(
+  next: Next,
+  lt: number,
+  name: string,
+  from: number,
+  limits: ShapeLimits,
+  bindings: Map<string, string[]>,
+  declared: (string[] | undefined)[],
+  count: { n: number },
+): number {
+  let attrs: { name: string; at: number }[] | undefined;
+  let seen: Set<string> | undefined;
+  let decl: string[] | undefined;
+  const text = next.text;
+  const pos = { end: 0 };
+  let p = from;
+  for (;;) {
+    const m = attributeAt(text, p, pos);
+    if (!m) break;
+    const an = m[1]!;
+    const q = m[2]!;
+    const vStart = pos.end;
+    const vEnd = text.indexOf(q, vStart);
+    if (vEnd < 0) throw new Malformed(`value of attribute ${an} not closed`, p);
+    const lt2 = text.indexOf('<', vStart);
+    if (lt2 >= 0 && lt2 < vEnd) throw new Malformed(`"<" in the value of attribute ${an}`, lt2);
+    checkReferences(next, vStart, vEnd);
+    attrs ??= [];
+    if (attrs.length >= limits.maxAttributes) {
+      throw new Malformed(`more than ${limits.maxAttributes} attributes on <${name}> (limits.maxAttributes)`, p, 'xml-limit');
+    }
+    if (attrs.length >= 8) seen ??= new Set(attrs.map((a) => a.name));
+    if (seen ? seen.has(an) : attrs.some((a) => a.name === an)) throw new Malformed(`attribute ${an} repeated on <${name}>`, p);
+    seen?.add(an);
+    attrs.push({ name: an, at: p });
+    if (an === 'xmlns' || an.startsWith('xmlns:')) {
+      const prefix = an === 'xmlns' ? '' : an.slice(6);
+      const uri = text.slice(vStart, vEnd);
+      if (prefix === 'xmlns' || (prefix === 'xml') !== (uri === XML_NS) || (prefix !== 'xml' && uri === XMLNS_NS)) {
+        throw new Malformed(`reserved namespace binding ${an}="${uri}"`, p);
+      }
+      if (prefix && uri === '') throw new Malformed(`empty namespace name for prefix ${prefix} (XML 1.1 only)`, p);
+      (decl ??= []).push(prefix);
+      const list = bindings.get(prefix);
+      if (list) list.push(uri);
+      else bindings.set(prefix, [uri]);
+    }
+    p = vEnd + 1;
+  }
+  TAG_END.lastIndex = p;
+  if (!TAG_END.test(text)) throw new Malformed(`start tag <${name}> malformed (attributes are name="value", separated by white space)`, p);
+  declared.push(decl);
+  count.n = attrs?.length ?? 0;
+  checkQName(name, bindings, lt, 'element');
+  if (attrs) {
+    let expanded: Set<string> | undefined;
+    for (const a of attrs) {
+      if (a.name === 'xmlns' || a.name.startsWith('xmlns:')) continue;
+      const uri = checkQName(a.name, bindings, a.at, 'attribute');
+      if (uri === undefined) continue;
+      // Two prefixes bound to one namespace: the same attribute twice (Namespaces §6.3).
+      const key = `{${uri}}${a.name.slice(a.name.indexOf(':') + 1)}`;
+      if ((expanded ??= new Set()).has(key)) throw new Malformed(`attribute ${key} repeated on <${name}>`, a.at);
+      expanded.add(key);
+    }
+  }
+  return TAG_END.lastIndex;
+}
+
+/** The namespace of a prefixed name (undefined when unprefixed); throws for an undeclared prefix or a bad QName. */
+function checkQName(qname: string, bindings: Map<string, string[]>, at: number, what: string): string | undefined {
+  const colon = qname.indexOf(':');
+  if (colon < 0) return undefined;
+  const prefix = qname.slice(0, colon);
+  if (!prefix || colon === qname.length - 1 || qname.indexOf(':', colon + 1) >= 0) {
+    throw new Malformed(`${what} name ${qname} is not a valid qualified name`, at);
+  }
+  if (prefix === 'xmlns') throw new Malformed(`${what} name ${qname} uses the reserved prefix xmlns`, at);
+  const uris = bindings.get(prefix);
+  if (!uris?.length) throw new Malformed(`namespace prefix ${prefix} of ${what} ${qname} is not declared`, at);
+  return uris[uris.length - 1];
+}
+
+function unbind(bindings: Map<string, string[]>, prefixes: string[] | undefined): void {
+  if (prefixes) for (const p of prefixes) bindings.get(p)!.pop();
+}
+
+/**
+ * Next offset of `&` and of `]]>`, remembered: the scan asks with ever larger offsets, so each is searched for once
+ * per occurrence, not once per text node (which made a document without any `&` quadratic).
+ */
+class Next {
+  private amp = -2;
+  private cdEnd = -2;
+  constructor(readonly text: string) {}
+  ampersand(from: number): number {
+    if (this.amp !== -1 && this.amp < from) this.amp = this.text.indexOf('&', from);
+    return this.amp;
+  }
+  cdataEnd(from: number): number {
+    if (this.cdEnd !== -1 && this.cdEnd < from) this.cdEnd = this.text.indexOf(']]>', from);
+    return this.cdEnd;
+  }
+}
+
+/** Character data between tags: `&` only as a reference, no `]]>`. */
+function checkText(next: Next, from: number, to: number): void {
+  checkReferences(next, from, to);
+  const cd = next.cdataEnd(from);
+  if (cd >= 0 && cd < to) throw new Malformed('"]]>" in text (write ]]&gt;)', cd);
+}
+
+/** Every `&` in [from, to) starts one of the five predefined entities or a reference to a legal character. */
+function checkReferences(next: Next, from: number, to: number): void {
+  const text = next.text;
+  for (let a = next.ampersand(from); a >= 0 && a < to; a = next.ampersand(a + 1)) {
+    REFERENCE.lastIndex = a + 1;
+    const m = REFERENCE.exec(text);
+    if (!m || REFERENCE.lastIndex > to) {
+      const why = '"&" not starting a reference (write &amp;; only the five XML entities and character references exist without a DTD)';
+      throw new Malformed(why, a);
+    }
+    if (m[1] !== undefined || m[2] !== undefined) {
+      const cp = m[1] !== undefined ? Number(m[1]) : parseInt(m[2]!, 16);
+      if (!isXmlChar(cp)) {
+        throw new Malformed(`character reference ${text.slice(a, REFERENCE.lastIndex)} to a character not allowed in XML`, a);
+      }
+    }
+  }
+}
+
+/** XML 1.0's Char production. */
+function isXmlChar(cp: number): boolean {
+  if (cp < 0x20) return cp === 0x9 || cp === 0xa || cp === 0xd;
+  return cp <= 0xd7ff || (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff);
+}

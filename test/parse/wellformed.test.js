@@ -1,0 +1,124 @@
+// checkWellFormed: the one well-formedness gate of every published document. Each case's verdict is also checked
+// against libxml2 (xmllint --noout) when it is installed, so the scanner agrees with the parser XSD validation uses.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { decodeXml } from '../../dist/parse/safety.js';
+import { checkWellFormed, DEFAULT_SHAPE_LIMITS } from '../../dist/parse/wellformed.js';
+import { cleanup, EXAMPLE_DATA, tmp } from '../helpers/index.js';
+
+const hasXmllint = spawnSync('xmllint', ['--version'], { stdio: 'ignore' }).status === 0;
+
+const GOOD = {
+  minimal: '<a/>',
+  declaration: '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<a/>',
+  'comments and PIs around the root': '<!-- c --><?pi x?><a/><!-- d -->\n',
+  'references and CDATA': '<a b="&lt;&#x41;&#65;&quot;">x &amp; y <![CDATA[ <&> ]]> &gt;</a>',
+  namespaces: '<p:a xmlns:p="urn:p" xmlns="urn:d" p:x="1" y="2"><b xmlns:q="urn:q" q:z="3"/></p:a>',
+  'unicode names': '<ä é="1"><ß/></ä>',
+  'single quotes, white space around =': "<a b = '1'\n c\t=\"2\" />",
+  'same local name, different namespaces': '<a xmlns:p="urn:p" xmlns:q="urn:q" p:x="1" q:x="2"/>',
+  'text with > and ]]': '<a>a > b ]] c</a>',
+};
+
+const BAD = {
+  'DOCTYPE inside the root element': ['<a><!DOCTYPE a></a>', 'xml-malformed'],
+  'DOCTYPE in the prolog': ['<!DOCTYPE a><a/>', 'xml-doctype'],
+  'ENTITY declaration in content': ['<a><!ENTITY x "y"></a>', 'xml-malformed'],
+  'unbalanced tags': ['<a><b></a>', 'xml-malformed'],
+  'unclosed root': ['<a><b/>', 'xml-malformed'],
+  'stray <': ['<a>1 < 2</a>', 'xml-malformed'],
+  'bare &': ['<a>fish & chips</a>', 'xml-malformed'],
+  'undeclared entity': ['<a>&nbsp;</a>', 'xml-malformed'],
+  'character reference to NUL': ['<a>&#0;</a>', 'xml-malformed'],
+  'control character': ['<a>\u0001</a>', 'xml-malformed'],
+  'duplicate attribute': ['<a x="1" x="2"/>', 'xml-malformed'],
+  // Namespace well-formedness: libxml2 reports a "namespace error" and goes on; po-node cannot resolve such names.
+  'duplicate attribute through two prefixes': ['<a xmlns:p="urn:p" xmlns:q="urn:p" p:x="1" q:x="2"/>', 'xml-malformed', 'ns'],
+  'undeclared prefix': ['<p:a/>', 'xml-malformed', 'ns'],
+  'undeclared attribute prefix': ['<a p:x="1"/>', 'xml-malformed', 'ns'],
+  'unquoted attribute': ['<a x=1/>', 'xml-malformed'],
+  'attributes without white space between': ['<a x="1"y="2"/>', 'xml-malformed'],
+  '< in an attribute value': ['<a x="<"/>', 'xml-malformed'],
+  'two root elements': ['<a/><b/>', 'xml-malformed'],
+  'text after the root': ['<a/>x', 'xml-malformed'],
+  'text before the root': ['x<a/>', 'xml-malformed'],
+  ']]> in text': ['<a>]]></a>', 'xml-malformed'],
+  '-- in a comment': ['<a><!-- a -- b --></a>', 'xml-malformed'],
+  'XML declaration later on': ['<a><?xml version="1.0"?></a>', 'xml-malformed'],
+  'CDATA outside the root': ['<![CDATA[x]]><a/>', 'xml-malformed'],
+  'no root element': ['<!-- only a comment -->', 'xml-malformed'],
+  'end tag with attributes': ['<a></a x="1">', 'xml-malformed'],
+};
+
+/** libxml2's verdict: 'ok', 'ns' (a namespace error, parsed on) or 'error'. */
+function libxml2(text) {
+  const dir = tmp();
+  const file = join(dir, 'x.xml');
+  writeFileSync(file, text);
+  const r = spawnSync('xmllint', ['--noout', '--nonet', file], { encoding: 'utf8' });
+  if (r.status !== 0) return 'error';
+  return /namespace error/.test(r.stderr) ? 'ns' : 'ok';
+}
+
+test.after.each(cleanup);
+
+for (const [name, text] of Object.entries(GOOD)) {
+  test(`well-formed: ${name}`, () => {
+    const r = checkWellFormed(text);
+    assert.ok(r.ok, r.message);
+    if (hasXmllint) assert.is(libxml2(text), 'ok', 'libxml2 agrees');
+  });
+}
+
+for (const [name, [text, ruleId, libxml2Verdict = 'error']] of Object.entries(BAD)) {
+  test(`not well-formed: ${name}`, () => {
+    const r = checkWellFormed(text);
+    assert.not.ok(r.ok, 'refused');
+    assert.is(r.ruleId, ruleId);
+    assert.ok(r.offset >= 0 && r.offset <= text.length);
+    // A DOCTYPE in the prolog is well-formed XML, refused for safety; everything else libxml2 refuses too.
+    if (hasXmllint && ruleId !== 'xml-doctype') assert.is(libxml2(text), libxml2Verdict, 'libxml2 agrees');
+  });
+}
+
+test('every dataset of the examples passes', () => {
+  let n = 0;
+  const walk = (d) => {
+    for (const name of readdirSync(d)) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (name.endsWith('.xml')) {
+        const dec = decodeXml(readFileSync(p));
+        if (!dec.ok) continue;
+        const r = checkWellFormed(dec.text);
+        assert.ok(r.ok, `${p}: ${r.message}`);
+        n++;
+      }
+    }
+  };
+  walk(EXAMPLE_DATA);
+  assert.ok(n > 200, `${n} files`);
+});
+
+test('shape limits: attributes, depth, nodes and token length each stop the scan with xml-limit', () => {
+  const lim = { ...DEFAULT_SHAPE_LIMITS, maxAttributes: 3, maxDepth: 3, maxNodes: 10, maxTokenKB: 1 };
+  assert.is(checkWellFormed('<a w="1" x="1" y="1" z="1"/>', lim).ruleId, 'xml-limit');
+  assert.is(checkWellFormed('<a><b><c><d></d></c></b></a>', lim).ruleId, 'xml-limit');
+  assert.is(checkWellFormed(`<a>${'<b/>'.repeat(10)}</a>`, lim).ruleId, 'xml-limit');
+  assert.is(checkWellFormed(`<a>${'x'.repeat(2000)}</a>`, lim).ruleId, 'xml-limit');
+  assert.is(checkWellFormed(`<a x="${'x'.repeat(2000)}"/>`, lim).ruleId, 'xml-limit');
+  assert.ok(checkWellFormed('<a x="1" y="1"><b><c/></b></a>', lim).ok);
+});
+
+test('linear time: a 20 MB document without any & or markup in its text is scanned in well under a second or two', () => {
+  // Searching for the next & or ]]> from every text node made such documents quadratic.
+  const text = `<a>${'<b>text</b>'.repeat(2_000_000)}</a>`;
+  const t = performance.now();
+  assert.ok(checkWellFormed(text, { ...DEFAULT_SHAPE_LIMITS, maxNodes: 1e7 }).ok);
+  assert.ok(performance.now() - t < 20_000, `${performance.now() - t} ms`);
+});
+
+test.run();
