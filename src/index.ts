@@ -13,3 +13,4 @@ export { type ZipLimits, DEFAULT_ZIP_LIMITS } from './read/zip.js';
 export { runCheck, CHECK_ITEMS, type CheckReport, type CheckRunOptions, type CheckItem, type CheckItemId } from './check/run.js';
 export { validate, type ValidateOptions, type ValidateResult } from './check.js';
 export { RULES, type Rule } from './rules/index.js';
+export { deploy, type DeployOptions, type DeployResult, type DeployProgress } from './deploy/run.js';
