@@ -21,15 +21,25 @@ const XML = 'application/xml; charset=UTF-8';
 const JSON_TYPE = 'application/json;charset=UTF-8';
 
 /** Build the example from a copy of its inputs after `edit(dir)`; fixed build time. */
-async function buildFrom(edit = () => {}) {
+async function buildFrom(edit = () => {}, extra = {}) {
   const base = tmp();
   const data = join(base, 'ilcdlib');
   cpSync(EXAMPLE_DATA, data, { recursive: true });
   edit(data);
   const out = join(base, 'site');
-  const r = await build({ config: EXAMPLE_CONFIG, inputs: [data], out, now: new Date('2026-01-02T03:04:05Z') });
+  const r = await build({ config: EXAMPLE_CONFIG, inputs: [data], out, now: new Date('2026-01-02T03:04:05Z'), ...extra });
   assert.ok(r.ok, 'test site builds');
   return out;
+}
+
+/** A child process without blocking this one (the S3 server runs here); resolves { status, stdout, stderr }. */
+function runChild(cmd, args, env) {
+  const child = spawn(cmd, args, { cwd: ROOT, env });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  return new Promise((ok) => child.on('close', (status) => ok({ status, stdout, stderr })));
 }
 
 const U = suite('deploy: plan, paths, target');
@@ -182,12 +192,9 @@ D('--dry-run prints the plan and changes nothing', async () => {
 D('--max-deletes refuses the whole deploy before any change (CLI: exit 1, report on stdout)', async () => {
   ctx.proxy.log.length = 0;
   const args = [BIN, 'deploy', ctx.site2, '--to', 's3://site/node', '--endpoint-url', ctx.proxy.endpoint, '--force-path-style', '--max-deletes', '1', '--json'];
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...ENV } });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  const code = await new Promise((ok) => child.on('close', ok));
-  assert.is(code, 1);
-  const r = JSON.parse(out);
+  const { status, stdout } = await runChild(process.execPath, args, { ...process.env, ...ENV });
+  assert.is(status, 1);
+  const r = JSON.parse(stdout);
   assert.is(r.ok, false);
   assert.match(r.refused, /more than --max-deletes 1; nothing was changed/);
   assert.ok(r.deletions.length > 1);
@@ -234,16 +241,26 @@ D('a reader polling the list during a deploy never meets a listed EPD that answe
   const lists = new Set();
   let rounds = 0;
   let done = false;
+  // s3rver writes an object's data and metadata in two steps, so a read during an overwrite may answer 500
+  // (an S3 PUT is atomic): a 5xx is asked again, as any reader would; a 404 never is.
+  const read = async (key, method) => {
+    let o;
+    for (let i = 0; i < 5 && (!o || o.status >= 500); i++) {
+      if (i) await new Promise((ok) => setTimeout(ok, 20));
+      o = await ctx.s3.get('site', key, method);
+    }
+    return o;
+  };
   const round = async () => {
     rounds++;
-    const list = await ctx.s3.get('site', 'node/resource/processes/index.xml');
+    const list = await read('node/resource/processes/index.xml', 'GET');
     if (list.status !== 200) problems.push(`list answered ${list.status}`);
     const uuids = listed(list.body.toString());
     lists.add(uuids.sort().join(','));
     for (const u of uuids) {
       for (const key of [`node/resource/processes/${u}`, `node/v1/epds/${u}`]) {
-        const s = (await ctx.s3.get('site', key, 'HEAD')).status;
-        if (s !== 200) problems.push(`${key} listed but answered ${s}`);
+        const { status } = await read(key, 'HEAD');
+        if (status !== 200) problems.push(`${key} listed but answered ${status}`);
       }
     }
   };
@@ -262,6 +279,26 @@ D('a reader polling the list during a deploy never meets a listed EPD that answe
   }
   assert.equal(problems, []);
   assert.ok(lists.size >= 2, `the reader saw the list before and after the deploy (${lists.size} versions in ${rounds} rounds)`);
+});
+
+D('the emitted s3-upload.sh runs po-node deploy: same order and safety; a second run uploads nothing', async () => {
+  const site = await buildFrom(() => {}, { hosts: ['s3-cloudfront'] });
+  const script = join(`${site}-deploy`, 's3-cloudfront/s3-upload.sh');
+  const env = { ...process.env, ...ENV, PO_NODE: `${process.execPath} ${BIN}`, BUCKET: 'site', PREFIX: 'script', DISTRIBUTION_ID: 'E3SCRIPT', NO_COLOR: '1' };
+  const run = () => runChild('bash', [script, site, '--endpoint-url', ctx.s3.endpoint, '--force-path-style', '--json'], env);
+  const first = await run();
+  assert.is(first.status, 0, first.stderr);
+  const r1 = JSON.parse(first.stdout);
+  assert.is(r1.target, 's3://site/script');
+  assert.is(r1.uploads.length, r1.files);
+  assert.is(r1.invalidation.distributionId, 'E3SCRIPT');
+  assert.is((await ctx.s3.get('site', `script/resource/processes/${CHANGED}`)).headers['content-type'], XML);
+  const second = await run();
+  assert.is(second.status, 0, second.stderr);
+  assert.is(JSON.parse(second.stdout).uploads.length, 0);
+  const noBucket = await runChild('bash', [script, site], { ...env, BUCKET: '' });
+  assert.is.not(noBucket.status, 0);
+  assert.match(noBucket.stderr, /set BUCKET/);
 });
 
 D.run();
