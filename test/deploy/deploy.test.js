@@ -1,7 +1,7 @@
 // po-node deploy against a real S3 API server (s3rver) on 127.0.0.1: content types, no-op second deploy, exactly the
 // changed objects, dry run, --max-deletes, CloudFront invalidation (stand-in API), and a reader polling during a deploy.
 import { spawn } from 'node:child_process';
-import { appendFileSync, cpSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -93,6 +93,30 @@ U('target: s3://bucket[/prefix]; anything else is a usage error', () => {
   assert.equal(parseTarget('s3://epd-node/a/b/'), { bucket: 'epd-node', prefix: 'a/b' });
   for (const bad of ['epd-node', 'https://epd-node/x', 's3://a', 's3://epd-node/a//b', 's3://epd-node/../x']) assert.throws(() => parseTarget(bad), /S3 URL|bucket name|segment/, bad);
 });
+U('CLI: --help teaches; a bad --to is a usage error (exit 2, one line and a hint); --version and build never load the SDK', async () => {
+  const help = await runChild(process.execPath, [BIN, 'deploy', '--help'], process.env);
+  assert.is(help.status, 0);
+  for (const s of ['--to <s3-url>', '--distribution-id', '--endpoint-url', '--force-path-style', '--max-deletes', '--dry-run', 'Exit codes', 'Examples:']) assert.match(help.stdout, s);
+  const bad = await runChild(process.execPath, [BIN, 'deploy', 'site', '--to', 'epd-node'], { ...process.env, NO_COLOR: '1' });
+  assert.is(bad.status, 2);
+  assert.match(bad.stderr, /^po-node: --to "epd-node" is not an S3 URL\nhint: /);
+  // A module hook that reports every @aws-sdk module resolved.
+  const dir = tmp();
+  writeFileSync(join(dir, 'hook.mjs'), "export async function resolve(s, c, next) { const r = await next(s, c); if (r.url.includes('@aws-sdk')) process.stderr.write(`SDK ${r.url}\\n`); return r; }\n");
+  writeFileSync(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(new URL(`file://${join(dir, 'hook.mjs')}`).href)});\n`);
+  // Credentials from the environment only: the SDK's chain must not go looking for an instance role.
+  const env = { ...process.env, ...S3_ENV, AWS_EC2_METADATA_DISABLED: 'true' };
+  const traced = (args) => runChild(process.execPath, ['--import', join(dir, 'register.mjs'), BIN, ...args], env);
+  const version = await traced(['--version']);
+  assert.is(version.status, 0);
+  assert.not.match(version.stderr, 'SDK ');
+  const built = await traced(['build', '--config', EXAMPLE_CONFIG, '--out', join(dir, 'site'), '-q']);
+  assert.is(built.status, 0, built.stderr);
+  assert.not.match(built.stderr, 'SDK ');
+  const dry = await traced(['deploy', join(dir, 'site'), '--to', 's3://epd-node', '--endpoint-url', 'http://127.0.0.1:9', '--region', 'us-east-1', '--retries', '0', '-q']);
+  assert.match(dry.stderr, 'SDK ', 'the hook does see the SDK when deploy loads it');
+});
+U.after(cleanup);
 U.run();
 
 const D = suite('deploy: against a real S3 API server');
