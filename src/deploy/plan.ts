@@ -45,6 +45,16 @@ export interface DeployPlan {
   unchanged: number;
   /** Remote objects the site no longer has, by path. */
   deletions: RemoteObject[];
+  /** Remote objects outside po-node's folders (another site under a sub-prefix, robots.txt): never deleted. */
+  kept: number;
+}
+
+/**
+ * What a po-node site can hold: the API folders and index.html. Anything else under the prefix is not po-node's,
+ * so a deploy to a bucket's root cannot delete a second node deployed below it, or files put there by hand.
+ */
+export function isSiteObject(rel: string): boolean {
+  return rel === 'index.html' || /^(resource|v1|nodeinfo|healthz)\//.test(rel);
 }
 
 /** A quoted ETag that is a plain MD5 (single-part upload without SSE-KMS); multipart ETags end in -N. */
@@ -76,6 +86,7 @@ export function planDeploy(
   const order = (u: Upload) => PHASES.indexOf(u.phase);
   uploads.sort((a, b) => order(a) - order(b) || (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
   const have = new Set(local.map((f) => f.rel));
-  const deletions = [...remote.values()].filter((r) => !have.has(r.rel)).sort((a, b) => (a.rel < b.rel ? -1 : 1));
-  return { uploads, unchanged, deletions };
+  const gone = [...remote.values()].filter((r) => !have.has(r.rel));
+  const deletions = gone.filter((r) => isSiteObject(r.rel)).sort((a, b) => (a.rel < b.rel ? -1 : 1));
+  return { uploads, unchanged, deletions, kept: gone.length - deletions.length };
 }

@@ -29,7 +29,21 @@ export function formatDeployReport(r: DeployResult, c: Palette): string {
     for (const i of items.slice(0, limit)) lines.push(`    ${i}`);
     if (items.length > limit) lines.push(c.dim(`    … ${items.length - limit} more (--json lists all)`));
   };
-  list(verb('uploaded', 'would upload'), r.uploads.map((u) => `${u.key}  ${c.dim(`${u.reason}, ${u.contentType}, ${formatBytes(u.bytes)}`)}`));
+  if (r.uploads.length > limit) {
+    // Many uploads (a first deploy): counts per folder; --dry-run and --json name each key.
+    const folders = new Map<string, { n: number; bytes: number }>();
+    for (const u of r.uploads) {
+      const dir = u.key.includes('/') ? `${u.key.slice(0, u.key.lastIndexOf('/')).replace(/\/[0-9A-Fa-f-]{36}_files$/, '')}/` : '(top level)';
+      const f = folders.get(dir) ?? { n: 0, bytes: 0 };
+      f.n++;
+      f.bytes += u.bytes;
+      folders.set(dir, f);
+    }
+    lines.push(`  ${verb('uploaded', 'would upload')}, by folder ${c.dim('(--json names each key)')}:`);
+    for (const [dir, f] of [...folders].sort(([a], [b]) => (a < b ? -1 : 1))) lines.push(`    ${dir}  ${f.n} ${f.n === 1 ? 'file' : 'files'}, ${formatBytes(f.bytes)}`);
+  } else {
+    list(verb('uploaded', 'would upload'), r.uploads.map((u) => `${u.key}  ${c.dim(`${u.reason}, ${u.contentType}, ${formatBytes(u.bytes)}`)}`));
+  }
   list(verb('deleted', 'would delete'), r.deletions);
   if (r.invalidation) {
     const inv = r.invalidation;
@@ -39,6 +53,7 @@ export function formatDeployReport(r: DeployResult, c: Palette): string {
   } else if (r.uploads.length + r.deletions.length === 0) {
     lines.push(`  ${c.green('nothing to do: the bucket already holds this site')}`);
   }
+  if (r.kept) lines.push(c.dim(`  kept ${r.kept} objects outside po-node's folders (resource/, v1/, nodeinfo/, healthz/, index.html)`));
   if (r.skipped.length) list(c.yellow('not uploaded'), r.skipped.map((s) => `${s.rel}  ${c.dim(s.reason)}`));
   if (r.refused) lines.push(`${c.red('refused:')} ${r.refused}`, `${c.dim('hint:')} check --to; if these deletions are intended, raise --max-deletes (or -1 for no limit).`);
   else if (r.dryRun) lines.push(c.dim('  dry run: nothing was changed'));

@@ -52,6 +52,8 @@ export interface DeployResult {
   uploadedBytes: number;
   unchanged: number;
   deletions: string[];
+  /** Objects under the prefix outside po-node's folders, left alone. */
+  kept: number;
   maxDeletes: number;
   refused?: string;
   invalidation?: { distributionId: string; paths: string[]; wildcard: boolean; ids: string[] };
@@ -110,6 +112,7 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
     uploadedBytes: 0,
     unchanged: plan.unchanged,
     deletions: plan.deletions.map((d) => d.key),
+    kept: plan.kept,
     maxDeletes,
     metadataReads,
     durationMs: 0,

@@ -58,7 +58,7 @@ U('content types come from the one table: datasets XML, lists, health, documents
   assert.is(siteContentType(`resource/other/${CHANGED}`), undefined, 'a UUID outside a dataset folder is no dataset');
 });
 
-U('plan: phases in reader-safe order, unchanged files skipped by MD5, deletions listed', () => {
+U('plan: phases in reader-safe order, unchanged files skipped by MD5, deletions only inside the site folders', () => {
   const f = (rel) => ({ rel, abs: `/x/${rel}`, size: 3, contentType: siteContentType(rel), inode: rel });
   const local = ['healthz/index.json', 'resource/processes/index.xml', `resource/processes/${CHANGED}`, 'index.html', `v1/epds/${CHANGED}`].map(f);
   const md5 = new Map(local.map((l) => [l.rel, 'a'.repeat(32)]));
@@ -66,6 +66,9 @@ U('plan: phases in reader-safe order, unchanged files skipped by MD5, deletions 
     ['index.html', { rel: 'index.html', key: 'p/index.html', size: 3, etag: `"${'a'.repeat(32)}"` }],
     [`v1/epds/${CHANGED}`, { rel: `v1/epds/${CHANGED}`, key: `p/v1/epds/${CHANGED}`, size: 3, etag: `"${'b'.repeat(32)}"` }],
     [`v1/epds/${REMOVED}`, { rel: `v1/epds/${REMOVED}`, key: `p/v1/epds/${REMOVED}`, size: 3, etag: '"x-2"' }],
+    // Not po-node's: another node deployed below this prefix, a file put there by hand.
+    ['other/index.html', { rel: 'other/index.html', key: 'p/other/index.html', size: 3, etag: '"x"' }],
+    ['robots.txt', { rel: 'robots.txt', key: 'p/robots.txt', size: 3, etag: '"x"' }],
   ]);
   const plan = planDeploy(local, md5, remote, { keyOf: (r) => `p/${r}`, cacheControl: 'c' });
   assert.equal(plan.uploads.map((u) => [u.key, u.phase, u.reason]), [
@@ -76,6 +79,7 @@ U('plan: phases in reader-safe order, unchanged files skipped by MD5, deletions 
   ]);
   assert.is(plan.unchanged, 1);
   assert.equal(plan.deletions.map((d) => d.key), [`p/v1/epds/${REMOVED}`]);
+  assert.is(plan.kept, 2, 'objects outside the site folders are never deleted');
   assert.is(planDeploy(local, md5, remote, { keyOf: (r) => r, cacheControl: 'c', force: true }).uploads.length, 5);
 });
 
@@ -323,6 +327,13 @@ D('the emitted s3-upload.sh runs po-node deploy: same order and safety; a second
   const noBucket = await runChild('bash', [script, site], { ...env, BUCKET: '' });
   assert.is.not(noBucket.status, 0);
   assert.match(noBucket.stderr, /set BUCKET/);
+});
+
+D('a deploy to the bucket root leaves the nodes deployed below it alone', async () => {
+  const r = await deploy({ ...opts(ctx.site1), to: 's3://site', maxDeletes: 0, dryRun: true });
+  assert.ok(r.ok, r.refused);
+  assert.equal(r.deletions, []);
+  assert.ok(r.kept >= 2 * r.files, `objects under node/ and script/ kept (${r.kept})`);
 });
 
 D.run();
