@@ -333,7 +333,7 @@ D('a deploy to the bucket root leaves the nodes deployed below it alone', async 
   const r = await deploy({ ...opts(ctx.site1), to: 's3://site', maxDeletes: 0, dryRun: true });
   assert.ok(r.ok, r.refused);
   assert.equal(r.deletions, []);
-  assert.ok(r.kept >= 2 * r.files, `objects under node/ and script/ kept (${r.kept})`);
+  assert.ok(r.kept > r.files, `objects under node/ and script/ kept (${r.kept})`);
 });
 
 D.run();
