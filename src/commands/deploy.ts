@@ -71,7 +71,8 @@ Examples:
   $ po-node deploy site --to s3://epd-node --json > deploy-report.json`,
     )
     .action(async (site: string, o: DeployFlags) => {
-      const [{ deploy }, { deployProgressReporter, formatDeployReport }] = await Promise.all([import('../deploy/run.js'), import('../deploy/report.js')]);
+      // Loaded here: other commands never load the deploy code or the AWS SDK.
+      const [{ deploy }, report] = await Promise.all([import('../deploy/run.js'), import('../deploy/report.js')]);
       const endpoint = o.endpointUrl ?? io.env.AWS_ENDPOINT_URL_S3 ?? io.env.AWS_ENDPOINT_URL;
       if (endpoint !== undefined && !/^https?:\/\/[^/]/.test(endpoint)) {
         throw new ConfigError(`Endpoint "${endpoint}" is not an http(s) URL`, { hint: 'e.g. --endpoint-url http://127.0.0.1:9000' });
@@ -89,10 +90,10 @@ Examples:
         ...(endpoint ? { endpoint } : {}),
         ...(o.forcePathStyle ? { forcePathStyle: true } : {}),
         ...(o.cacheControl ? { cacheControl: o.cacheControl } : {}),
-        onProgress: deployProgressReporter(io.stderr, !o.json && !o.quiet),
+        onProgress: report.deployProgressReporter(io.stderr, !o.json && !o.quiet),
       });
       if (o.json) io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-      else io.stdout.write(`${formatDeployReport(result, palette(io.stdout, io.env))}\n`);
+      else io.stdout.write(`${report.formatDeployReport(result, palette(io.stdout, io.env))}\n`);
       setExit(result.ok ? 0 : 1);
     });
 }

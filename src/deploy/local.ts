@@ -28,7 +28,9 @@ export interface LocalSite {
 export async function readSite(dir: string): Promise<LocalSite> {
   const root = resolve(dir);
   if (!existsSync(join(root, 'resource/processes/index.xml')) && !existsSync(join(root, 'v1/epds/index.json'))) {
-    throw new InputError(`${dir} is not a built po-node site (no resource/processes/index.xml or v1/epds/index.json)`, { hint: 'Run `po-node build` first and deploy its output folder: po-node deploy site --to s3://bucket' });
+    throw new InputError(`${dir} is not a built po-node site (no resource/processes/index.xml or v1/epds/index.json)`, {
+      hint: 'Run `po-node build` first and deploy its output folder: po-node deploy site --to s3://bucket',
+    });
   }
   const site: LocalSite = { files: [], skipped: [] };
   const walk = async (abs: string, rel: string): Promise<void> => {

@@ -81,7 +81,8 @@ export function planDeploy(
       continue;
     }
     const reason = !r ? 'new' : same ? 'forced' : 'changed';
-    uploads.push({ rel: f.rel, key: o.keyOf(f.rel), abs: f.abs, size: f.size, md5: hash, contentType: f.contentType, cacheControl: o.cacheControl, phase: phaseOf(f.rel), reason });
+    const { rel, abs, size, contentType } = f;
+    uploads.push({ rel, key: o.keyOf(rel), abs, size, md5: hash, contentType, cacheControl: o.cacheControl, phase: phaseOf(rel), reason });
   }
   const order = (u: Upload) => PHASES.indexOf(u.phase);
   uploads.sort((a, b) => order(a) - order(b) || (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));

@@ -19,9 +19,14 @@ export function formatDeployReport(r: DeployResult, c: Palette): string {
   const bytes = r.uploads.reduce((s, u) => s + u.bytes, 0);
   const count = (reason: string) => r.uploads.filter((u) => u.reason === reason).length;
   lines.push(`${c.bold('po-node deploy')} ${r.site} → ${r.target}${r.dryRun ? c.yellow(' (dry run)') : ''}`);
-  const reasons = [`${count('new')} new`, `${count('changed')} changed`, ...(count('forced') ? [`${count('forced')} forced`] : [])].join(', ');
-  lines.push(`  ${r.files} files: ${r.uploads.length} ${verb('uploaded', 'to upload')} (${reasons}; ${formatBytes(bytes)}), ${r.unchanged} unchanged; ${r.deletions.length} ${verb('deleted', 'to delete')} of ${r.remoteObjects} objects`);
-  if (r.uploads.length) lines.push(`  order: ${PHASES.map((p) => `${p} ${r.uploads.filter((u) => u.phase === p).length}`).join(' → ')} → deletions ${r.deletions.length}`);
+  const reasons = [`${count('new')} new`, `${count('changed')} changed`, ...(count('forced') ? [`${count('forced')} forced`] : [])];
+  const uploads = `${r.uploads.length} ${verb('uploaded', 'to upload')} (${reasons.join(', ')}; ${formatBytes(bytes)})`;
+  const deletions = `${r.deletions.length} ${verb('deleted', 'to delete')} of ${r.remoteObjects} objects`;
+  lines.push(`  ${r.files} files: ${uploads}, ${r.unchanged} unchanged; ${deletions}`);
+  if (r.uploads.length) {
+    const steps = PHASES.map((p) => `${p} ${r.uploads.filter((u) => u.phase === p).length}`);
+    lines.push(`  order: ${steps.join(' → ')} → deletions ${r.deletions.length}`);
+  }
   const limit = r.dryRun ? Infinity : SHOWN;
   const list = (title: string, items: string[]) => {
     if (!items.length) return;
@@ -33,31 +38,40 @@ export function formatDeployReport(r: DeployResult, c: Palette): string {
     // Many uploads (a first deploy): counts per folder; --dry-run and --json name each key.
     const folders = new Map<string, { n: number; bytes: number }>();
     for (const u of r.uploads) {
-      const dir = u.key.includes('/') ? `${u.key.slice(0, u.key.lastIndexOf('/')).replace(/\/[0-9A-Fa-f-]{36}_files$/, '')}/` : '(top level)';
+      const cut = u.key.lastIndexOf('/');
+      const dir = cut < 0 ? '(top level)' : `${u.key.slice(0, cut).replace(/\/[0-9A-Fa-f-]{36}_files$/, '')}/`;
       const f = folders.get(dir) ?? { n: 0, bytes: 0 };
       f.n++;
       f.bytes += u.bytes;
       folders.set(dir, f);
     }
     lines.push(`  ${verb('uploaded', 'would upload')}, by folder ${c.dim('(--json names each key)')}:`);
-    for (const [dir, f] of [...folders].sort(([a], [b]) => (a < b ? -1 : 1))) lines.push(`    ${dir}  ${f.n} ${f.n === 1 ? 'file' : 'files'}, ${formatBytes(f.bytes)}`);
+    for (const [dir, f] of [...folders].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      lines.push(`    ${dir}  ${f.n} ${f.n === 1 ? 'file' : 'files'}, ${formatBytes(f.bytes)}`);
+    }
   } else {
-    list(verb('uploaded', 'would upload'), r.uploads.map((u) => `${u.key}  ${c.dim(`${u.reason}, ${u.contentType}, ${formatBytes(u.bytes)}`)}`));
+    const each = r.uploads.map((u) => `${u.key}  ${c.dim(`${u.reason}, ${u.contentType}, ${formatBytes(u.bytes)}`)}`);
+    list(verb('uploaded', 'would upload'), each);
   }
   list(verb('deleted', 'would delete'), r.deletions);
   if (r.invalidation) {
     const inv = r.invalidation;
     const what = inv.wildcard ? '/* (more changed URLs than one distribution can invalidate at once)' : `${inv.paths.length} paths`;
-    lines.push(`  CloudFront ${inv.distributionId}: ${verb('invalidated', 'would invalidate')} ${what}${inv.ids.length ? ` (${inv.ids.join(', ')})` : ''}`);
+    const ids = inv.ids.length ? ` (${inv.ids.join(', ')})` : '';
+    lines.push(`  CloudFront ${inv.distributionId}: ${verb('invalidated', 'would invalidate')} ${what}${ids}`);
     if (r.dryRun) list('invalidation paths', inv.paths);
   } else if (r.uploads.length + r.deletions.length === 0) {
     lines.push(`  ${c.green('nothing to do: the bucket already holds this site')}`);
   }
   if (r.kept) lines.push(c.dim(`  kept ${r.kept} objects outside po-node's folders (resource/, v1/, nodeinfo/, healthz/, index.html)`));
   if (r.skipped.length) list(c.yellow('not uploaded'), r.skipped.map((s) => `${s.rel}  ${c.dim(s.reason)}`));
-  if (r.refused) lines.push(`${c.red('refused:')} ${r.refused}`, `${c.dim('hint:')} check --to; if these deletions are intended, raise --max-deletes (or -1 for no limit).`);
+  if (r.refused) {
+    lines.push(`${c.red('refused:')} ${r.refused}`);
+    lines.push(`${c.dim('hint:')} check --to; if these deletions are intended, raise --max-deletes (or -1 for no limit).`);
+  }
   else if (r.dryRun) lines.push(c.dim('  dry run: nothing was changed'));
-  lines.push(c.dim(`  ${(r.durationMs / 1000).toFixed(1)} s${r.metadataReads ? `, ${r.metadataReads} object metadata read (ETag not an MD5)` : ''}`));
+  const reads = r.metadataReads ? `, ${r.metadataReads} object metadata read (ETag not an MD5)` : '';
+  lines.push(c.dim(`  ${(r.durationMs / 1000).toFixed(1)} s${reads}`));
   return lines.join('\n');
 }
 

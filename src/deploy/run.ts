@@ -77,14 +77,22 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
   const maxDeletes = o.maxDeletes ?? DEFAULT_MAX_DELETES;
   const concurrency = o.concurrency ?? DEFAULT_CONCURRENCY;
   const retries = o.retries ?? DEFAULT_RETRIES;
-  if (!Number.isInteger(maxDeletes) || maxDeletes < -1) throw new ConfigError(`--max-deletes ${maxDeletes} is not valid`, { hint: 'Use a whole number ≥ 0, or -1 for no limit.' });
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new ConfigError(`--concurrency ${concurrency} is out of range`, { hint: 'Use 1 to 64 (default 8).' });
-  if (!Number.isInteger(retries) || retries < 0 || retries > 10) throw new ConfigError(`--retries ${retries} is out of range`, { hint: 'Use 0 to 10 (default 4).' });
+  const whole = (n: number, min: number, max: number) => Number.isInteger(n) && n >= min && n <= max;
+  const range = (flag: string, v: number, hint: string) => new ConfigError(`${flag} ${v} is out of range`, { hint });
+  if (!whole(maxDeletes, -1, Infinity)) throw range('--max-deletes', maxDeletes, 'Use a whole number ≥ 0, or -1 for no limit.');
+  if (!whole(concurrency, 1, 64)) throw range('--concurrency', concurrency, 'Use 1 to 64 (default 8).');
+  if (!whole(retries, 0, 10)) throw range('--retries', retries, 'Use 0 to 10 (default 4).');
   if (o.distributionId !== undefined && !/^[A-Z0-9]{1,64}$/.test(o.distributionId)) {
-    throw new ConfigError(`--distribution-id "${o.distributionId}" is not a CloudFront distribution id`, { hint: 'It looks like E1ABCDEFGHIJKL (CloudFront console, or aws cloudfront list-distributions).' });
+    const hint = 'It looks like E1ABCDEFGHIJKL (CloudFront console, or aws cloudfront list-distributions).';
+    throw new ConfigError(`--distribution-id "${o.distributionId}" is not a CloudFront distribution id`, { hint });
   }
   const progress = o.onProgress ?? (() => {});
-  const client: ClientOptions = { maxAttempts: retries + 1, ...(o.region ? { region: o.region } : {}), ...(o.endpoint ? { endpoint: o.endpoint } : {}), ...(o.forcePathStyle ? { forcePathStyle: true } : {}) };
+  const client: ClientOptions = {
+    maxAttempts: retries + 1,
+    ...(o.region ? { region: o.region } : {}),
+    ...(o.endpoint ? { endpoint: o.endpoint } : {}),
+    ...(o.forcePathStyle ? { forcePathStyle: true } : {}),
+  };
 
   const site = await readSite(o.site);
   progress({ phase: 'scan', files: site.files.length });
@@ -97,7 +105,8 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
   ]);
   progress({ phase: 'list', objects: remote.size });
   const metadataReads = await resolveRemoteMd5(store, remote, site.files, md5, concurrency);
-  const plan = planDeploy(site.files, md5, remote, { keyOf: (rel) => keyOf(target, rel), cacheControl: o.cacheControl ?? CACHE_CONTROL, force: Boolean(o.force) });
+  const cacheControl = o.cacheControl ?? CACHE_CONTROL;
+  const plan = planDeploy(site.files, md5, remote, { keyOf: (rel) => keyOf(target, rel), cacheControl, force: Boolean(o.force) });
 
   const result: DeployResult = {
     ok: true,
@@ -118,13 +127,16 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
     durationMs: 0,
   };
   const changed = [...plan.uploads.map((u) => u.rel), ...plan.deletions.map((d) => d.rel)];
-  const inv = o.distributionId && changed.length ? { distributionId: o.distributionId, ...invalidationPaths(changed), ids: [] as string[] } : undefined;
+  const inv = o.distributionId && changed.length
+    ? { distributionId: o.distributionId, ...invalidationPaths(changed), ids: [] as string[] }
+    : undefined;
   if (inv) result.invalidation = inv;
   const done = () => ((result.durationMs = Date.now() - started), result);
 
   if (maxDeletes >= 0 && plan.deletions.length > maxDeletes) {
     result.ok = false;
-    result.refused = `${plan.deletions.length} objects under ${result.target} would be deleted, more than --max-deletes ${maxDeletes}; nothing was changed`;
+    const n = plan.deletions.length;
+    result.refused = `${n} objects under ${result.target} would be deleted, more than --max-deletes ${maxDeletes}; nothing was changed`;
     return done();
   }
   if (o.dryRun) return done();
@@ -140,7 +152,9 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
     const cdn = o.cdn ?? (await cloudFront(client));
     const ref = `po-node-${started}`;
     // One request per batch, one after the other: CloudFront limits the invalidations in progress.
-    for (const [i, b] of batches(inv.paths, MAX_PATHS_PER_REQUEST).entries()) inv.ids.push(await cdn.invalidate(inv.distributionId, b, `${ref}-${i}`));
+    for (const [i, b] of batches(inv.paths, MAX_PATHS_PER_REQUEST).entries()) {
+      inv.ids.push(await cdn.invalidate(inv.distributionId, b, `${ref}-${i}`));
+    }
   }
   return done();
 }
@@ -154,7 +168,11 @@ async function resolveRemoteMd5(
   concurrency: number,
 ): Promise<number> {
   // Same size, other ETag: the only case where the metadata can tell "unchanged".
-  const unsure = local.filter((f) => remote.get(f.rel)?.size === f.size && etagMd5(remote.get(f.rel)!.etag) !== md5.get(f.rel)).map((f) => remote.get(f.rel)!);
+  const unsure: RemoteObject[] = [];
+  for (const f of local) {
+    const r = remote.get(f.rel);
+    if (r && r.size === f.size && etagMd5(r.etag) !== md5.get(f.rel)) unsure.push(r);
+  }
   await pool(unsure, concurrency, async (r) => {
     const m = await store.metadataMd5(r.key);
     if (m) r.md5 = m;
@@ -162,7 +180,13 @@ async function resolveRemoteMd5(
   return unsure.length;
 }
 
-async function upload(store: Store, plan: DeployPlan, concurrency: number, progress: (e: DeployProgress) => void, addBytes: (n: number) => void): Promise<void> {
+async function upload(
+  store: Store,
+  plan: DeployPlan,
+  concurrency: number,
+  progress: (e: DeployProgress) => void,
+  addBytes: (n: number) => void,
+): Promise<void> {
   for (const step of PHASES) {
     const todo = plan.uploads.filter((u) => u.phase === step);
     if (!todo.length) continue;
@@ -184,7 +208,8 @@ async function upload(store: Store, plan: DeployPlan, concurrency: number, progr
     } catch (e) {
       const later = PHASES.slice(PHASES.indexOf(step) + 1).join(', ');
       const msg = e instanceof Error ? e.message : String(e);
-      throw new PoNodeError(`${msg} (phase ${step}: ${n} of ${todo.length} uploaded; ${later ? `${later} and ` : ''}deletions not started)`, {
+      const notStarted = `${later ? `${later} and ` : ''}deletions not started`;
+      throw new PoNodeError(`${msg} (phase ${step}: ${n} of ${todo.length} uploaded; ${notStarted})`, {
         hint: e instanceof PoNodeError && e.hint ? e.hint : 'Run the deploy again: files already uploaded are skipped.',
         cause: e,
       });
