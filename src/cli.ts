@@ -1,6 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { build, type BuildOptions } from './build.js';
 import { registerCheck } from './commands/check.js';
+import { registerDeploy } from './commands/deploy.js';
 import { validate, type ValidateOptions } from './commands/validate.js';
 import { loadConfig, type ConfigOverrides } from './config/load.js';
 import { formatGithub } from './report/github.js';
@@ -217,6 +218,7 @@ search=true with name=<terms> (every term, any case); version=<NN.NN.NNN> on /re
       for (const f of written) io.stderr.write(`wrote ${f}\n`);
     });
   registerCheck(program, io, setExit);
+  registerDeploy(program, io, setExit);
   return program;
 }
 

@@ -14,3 +14,4 @@ export { runCheck, CHECK_ITEMS, type CheckReport, type CheckRunOptions, type Che
 export { validate, type ValidateOptions, type ValidateResult } from './commands/validate.js';
 export { readStage, type ReadStageOptions, type ReadStageResult, type ReadSummary } from './pipeline/read.js';
 export { RULES, type Rule } from './rules/index.js';
+export { deploy, type DeployOptions, type DeployResult, type DeployProgress } from './deploy/run.js';

@@ -4,6 +4,7 @@ import type { ReferenceReport, SourceDocument } from '../catalog/references.js';
 import { typeInfo, UUID_RE } from '../parse/ilcd.js';
 import type { InputFile } from '../read/inputs.js';
 import { inputBytes, readInput } from '../read/zip.js';
+import { documentContentType } from './content-types.js';
 import { inputSource, type PlannedFile } from './plan.js';
 import { zipBytes, zipEntry, type ZipEntry } from './zip-writer.js';
 
@@ -17,22 +18,7 @@ export const SUB = {
   zipExport: (uuid: string) => `resource/processes/${safe(uuid)}_files/zipexport.zip`,
 } as const;
 
-const DOC_TYPES: Record<string, string> = {
-  pdf: 'application/pdf',
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  gif: 'image/gif',
-  svg: 'image/svg+xml',
-  txt: 'text/plain',
-  xml: 'application/xml',
-  zip: 'application/zip',
-};
-
-export function documentContentType(name: string): string {
-  const ext = /\.([A-Za-z0-9]+)$/.exec(name)?.[1]?.toLowerCase();
-  return (ext && DOC_TYPES[ext]) || 'application/octet-stream';
-}
+export { documentContentType } from './content-types.js';
 
 /** Bump when zipExport's layout changes, so cached exports are not reused. */
 const ZIP_FORMAT = 'zipexport/1\n';

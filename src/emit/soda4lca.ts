@@ -19,9 +19,7 @@ export const SAPI = {
   xlink: 'http://www.w3.org/1999/xlink',
 } as const;
 
-/** Content types soda4LCA answers with; charset on XML keeps Python clients from guessing Latin-1. */
-export const LIST_XML_TYPE = 'application/xml; charset=UTF-8';
-export const LIST_JSON_TYPE = 'application/json;charset=UTF-8';
+export { LIST_JSON_TYPE, LIST_XML_TYPE } from './content-types.js';
 
 /** The `baseURL` of nodeinfo; soda4LCA builds every href as baseURL + "/processes/" + uuid. */
 export function serviceBaseUrl(cfg: Pick<ResolvedConfig, 'baseUrl'>): string {

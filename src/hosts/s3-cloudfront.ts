@@ -1,7 +1,7 @@
 import type { HostEmitter } from './types.js';
-import { datasetDirs, fillTemplate } from './template.js';
+import { fillTemplate } from './template.js';
 
-/** S3 + CloudFront: nothing in the tree; an upload script, the viewer-request function and a CORS policy. */
+/** S3 + CloudFront: nothing in the tree; an upload script (runs po-node deploy), the viewer-request function and a CORS policy. */
 export const s3CloudFront: HostEmitter = {
   name: 's3-cloudfront',
   title: 'AWS S3 + CloudFront',
@@ -21,7 +21,7 @@ export const s3CloudFront: HostEmitter = {
       site: [],
       deploy: [
         { path: 's3-cloudfront/cloudfront-function.js', contentType: 'text/javascript', source: { text: fillTemplate('hosts/cloudfront-function.js', {}) } },
-        { path: 's3-cloudfront/s3-upload.sh', contentType: 'text/x-shellscript', source: { text: fillTemplate('hosts/s3-upload.sh', { SITE: cfg.out, DATASET_DIRS: datasetDirs(cfg.pathSets).join(' ') }) } },
+        { path: 's3-cloudfront/s3-upload.sh', contentType: 'text/x-shellscript', source: { text: fillTemplate('hosts/s3-upload.sh', { SITE: cfg.out }) } },
         { path: 's3-cloudfront/response-headers-policy.json', contentType: 'application/json', source: { text: `${JSON.stringify(policy, null, 2)}\n` } },
       ],
     };

@@ -6,8 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream';
 import { InputError } from '../errors.js';
-import { documentContentType, SUB } from '../emit/dependencies.js';
-import { LIST_JSON_TYPE, LIST_XML_TYPE } from '../emit/soda4lca.js';
+import { documentContentType, LIST_JSON_TYPE, LIST_XML_TYPE, siteContentType } from '../emit/content-types.js';
+import { SUB } from '../emit/dependencies.js';
 import { isInside } from '../read/inputs.js';
 
 export interface SiteServerOptions {
@@ -41,7 +41,6 @@ const FIXED: Record<string, string> = {
   '/healthz': 'healthz/index.json',
   '/v1/healthz': 'v1/healthz/index.json',
 };
-const BY_EXT: Record<string, string> = { xml: LIST_XML_TYPE, json: LIST_JSON_TYPE, html: 'text/html; charset=UTF-8' };
 const LIST_PARAMS = ['startIndex', 'pageSize', 'search', 'name'];
 const ALLOW = 'GET, HEAD, OPTIONS';
 /** Published names never hold these (isSafeDocumentName), so a request for one is malformed, not missing. */
@@ -454,7 +453,7 @@ async function sendFile(ctx: Ctx, rel: string, req: IncomingMessage, res: Server
     res.setHeader('Accept-Ranges', 'bytes');
     const cond = conditional(req, etag, mtimeMs);
     if (cond) return send(res, req, cond);
-    const ctype = type ?? BY_EXT[rel.split('.').pop() ?? ''] ?? 'application/octet-stream';
+    const ctype = type ?? siteContentType(rel) ?? 'application/octet-stream';
     // Range applies to GET only (RFC 9110 §14.2); HEAD gets the headers of the whole body.
     const range = req.method === 'GET' && ifRangeHolds(req, etag, lastModified) ? byteRange(req.headers.range, size) : undefined;
     if (range === 'unsatisfiable') {

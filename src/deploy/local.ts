@@ -1,0 +1,77 @@
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync } from 'node:fs';
+import { lstat, readdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { siteContentType } from '../emit/content-types.js';
+import { pool } from '../emit/write.js';
+import { InputError } from '../errors.js';
+
+/** A file of the built site that a host route serves. */
+export interface LocalFile {
+  /** Relative to the site, `/` separators. */
+  rel: string;
+  abs: string;
+  size: number;
+  contentType: string;
+  /** Device and inode: the build hard-links identical files, so each inode is hashed once. */
+  inode: string;
+}
+
+export interface LocalSite {
+  files: LocalFile[];
+  /** Not uploaded, with why (hidden files are left out silently: they are never part of the site's API). */
+  skipped: { rel: string; reason: string }[];
+}
+
+/** Every publishable file of a built site, sorted by path. */
+export async function readSite(dir: string): Promise<LocalSite> {
+  const root = resolve(dir);
+  if (!existsSync(join(root, 'resource/processes/index.xml')) && !existsSync(join(root, 'v1/epds/index.json'))) {
+    throw new InputError(`${dir} is not a built po-node site (no resource/processes/index.xml or v1/epds/index.json)`, {
+      hint: 'Run `po-node build` first and deploy its output folder: po-node deploy site --to s3://bucket',
+    });
+  }
+  const site: LocalSite = { files: [], skipped: [] };
+  const walk = async (abs: string, rel: string): Promise<void> => {
+    for (const e of (await readdir(abs, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      // Hidden files (.po-node.json, .htaccess, .nojekyll) and folders are never published to S3.
+      if (e.name.startsWith('.')) continue;
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      const p = join(abs, e.name);
+      if (e.isDirectory()) await walk(p, r);
+      else if (e.isSymbolicLink()) site.skipped.push({ rel: r, reason: 'symbolic link (not followed)' });
+      else if (!e.isFile()) site.skipped.push({ rel: r, reason: 'not a regular file' });
+      else {
+        const contentType = siteContentType(r);
+        if (!contentType) {
+          site.skipped.push({ rel: r, reason: 'no route serves it on S3 (a file for another host)' });
+          continue;
+        }
+        const st = await lstat(p, { bigint: true });
+        site.files.push({ rel: r, abs: p, size: Number(st.size), contentType, inode: `${st.dev}:${st.ino}` });
+      }
+    }
+  };
+  await walk(root, '');
+  return site;
+}
+
+/** MD5 (hex) of every file, read once per inode; `onFile` counts progress. */
+export async function hashFiles(files: readonly LocalFile[], concurrency: number, onFile?: () => void): Promise<Map<string, string>> {
+  const byInode = new Map<string, Promise<string>>();
+  const out = new Map<string, string>();
+  await pool(files, concurrency, async (f) => {
+    let h = byInode.get(f.inode);
+    if (!h) byInode.set(f.inode, (h = md5File(f.abs)));
+    out.set(f.rel, await h);
+    onFile?.();
+  });
+  return out;
+}
+
+async function md5File(abs: string): Promise<string> {
+  const h = createHash('md5');
+  await pipeline(createReadStream(abs), h);
+  return h.digest('hex');
+}
