@@ -210,8 +210,10 @@ test('stale folders: dead owners removed, live ones and other hosts kept, an old
   if (existsSync('/proc/self/stat')) {
     // The pid of this process with another start time: a reused pid, not this process.
     gone.push(`.site.tmp-${host}-${process.pid}-1-reused`);
-    // A killed build its parent has not reaped yet: the shell became `sleep`, which never reaps its child.
-    zombie = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // A killed build its parent has not reaped yet: perl forks a child that exits and is never waited for (a shell
+    // may reap its background job before it execs, so `sh -c 'sleep 0 & exec sleep 5'` was flaky under load).
+    const reaper = 'my $p = fork(); if (!$p) { exit 0 } $| = 1; print "$p\\n"; sleep 5';
+    zombie = spawn('perl', ['-e', reaper], { stdio: ['ignore', 'pipe', 'ignore'] });
     const pid = Number(await new Promise((ok) => zombie.stdout.once('data', ok)));
     let stat = '';
     while (!/\) Z /.test(stat)) {
