@@ -10,7 +10,7 @@ import { resolveLimits, type CheckLimits, type Truncation } from './limits.js';
 import { NetPolicy } from './net-policy.js';
 import { serveFolderForCheck } from './serve-folder.js';
 import { validateFetchedEpd } from './validate-epd.js';
-import { append } from '../append.js';
+import { append } from '../util/append.js';
 
 /** The seed's readiness checklist, in the order it is printed. */
 export const CHECK_ITEMS = {

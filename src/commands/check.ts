@@ -4,7 +4,7 @@ import { DEFAULT_LIMITS } from '../check/limits.js';
 import { runCheck, type PathSetChoice } from '../check/run.js';
 import { statSync } from 'node:fs';
 import { ConfigError } from '../errors.js';
-import { parseHosts } from '../hosts/index.js';
+import { parseHosts } from '../config/hosts.js';
 import { hostLimitFindings, measureSite } from '../hosts/limits.js';
 import { palette } from '../report/color.js';
 

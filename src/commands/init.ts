@@ -4,7 +4,7 @@ import { OutputError } from '../errors.js';
 import { outputFailure } from '../emit/output-dir.js';
 import { parseHosts, type HostName } from '../hosts/index.js';
 import { fillTemplate } from '../hosts/template.js';
-import { toPosix } from '../read/inputs.js';
+import { toPosix } from '../util/paths.js';
 import { GENERATOR_VERSION } from '../version.js';
 
 export interface InitOptions {
