@@ -1,5 +1,5 @@
 import type { BuildResult } from '../build.js';
-import type { ValidateResult } from '../commands/validate.js';
+import type { ValidateResult } from '../pipeline/validate.js';
 import type { Finding } from '../findings.js';
 import type { ReferenceReport } from '../catalog/references.js';
 import type { Palette } from './color.js';
