@@ -7,7 +7,7 @@ import { registerServe } from './commands/serve.js';
 import type { Io, SetExit } from './commands/shared.js';
 import { registerValidate } from './commands/validate.js';
 import { PoNodeError } from './errors.js';
-import { palette } from './report/color.js';
+import { palette } from './util/color.js';
 import { GENERATOR_VERSION } from './version.js';
 
 export type { Io } from './commands/shared.js';

@@ -1,6 +1,6 @@
 import { type Command, Option } from 'commander';
 import type { BuildOptions } from '../build.js';
-import { palette } from '../report/color.js';
+import { palette } from '../util/color.js';
 import { applyReadFlags, readOptions, type Io, type ReadFlags, type SetExit } from './shared.js';
 
 interface BuildFlags {

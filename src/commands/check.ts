@@ -4,7 +4,7 @@ import { DEFAULT_LIMITS } from '../check/limits.js';
 import type { PathSetChoice } from '../check/run.js';
 import { ConfigError } from '../errors.js';
 import { parseHosts } from '../config/hosts.js';
-import { palette } from '../report/color.js';
+import { palette } from '../util/color.js';
 import type { Io, SetExit } from './shared.js';
 
 /** `po-node check`: exit 0 only when every checklist item passes, 1 when not ready, 2 on usage errors. */

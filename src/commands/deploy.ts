@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { ConfigError } from '../errors.js';
-import { palette } from '../report/color.js';
+import { palette } from '../util/color.js';
 import type { Io, SetExit } from './shared.js';
 
 interface DeployFlags {

@@ -1,5 +1,5 @@
 import type { Finding } from '../findings.js';
-import type { Palette } from '../report/color.js';
+import type { Palette } from '../util/color.js';
 import { formatFindings } from '../report/text.js';
 
 /** How build and validate print findings; loaded by their actions only (it pulls in the report formatters). */

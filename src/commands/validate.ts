@@ -1,6 +1,6 @@
 import { type Command, Option } from 'commander';
 import type { ValidateOptions } from '../pipeline/validate.js';
-import { palette } from '../report/color.js';
+import { palette } from '../util/color.js';
 import { applyReadFlags, readOptions, type Io, type ReadFlags, type SetExit } from './shared.js';
 
 /** `po-node validate`: exit 0 no errors, 1 at least one error, 2 usage, config or I/O. */
