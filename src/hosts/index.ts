@@ -4,7 +4,8 @@ import { githubPages } from './github-pages.js';
 import { nginx } from './nginx.js';
 import { cloudflarePages, netlify } from './redirects.js';
 import { s3CloudFront } from './s3-cloudfront.js';
-import type { HostContext, HostEmitter, HostName } from './types.js';
+import type { HostName } from '../config/hosts.js';
+import type { HostContext, HostEmitter } from './types.js';
 import { append } from '../util/append.js';
 
 export { HOST_NAMES, parseHosts, type HostName, type DeploySettings } from '../config/hosts.js';

@@ -2,8 +2,6 @@ import type { ResolvedConfig } from '../config/load.js';
 import type { PlannedFile } from '../emit/plan.js';
 import type { HostName } from '../config/hosts.js';
 
-export { HOST_NAMES, type DeploySettings, type HostName } from '../config/hosts.js';
-
 export interface HostContext {
   cfg: ResolvedConfig;
   /** The site plan so far (without health, which is written last). */
