@@ -147,18 +147,20 @@ export async function crawlNode(context: CrawlContext, wanted: ReadonlySet<Sourc
   };
   // The fixed endpoints are requested together up front (within the concurrency limit), so a slow or hanging
   // node costs one timeout round, not one per endpoint.
+  const d = sets.includes('default');
+  const v1 = sets.includes('v1');
+  const first = (path: string, kind: 'xml' | 'json') => listUrl(path, kind, 0, ctx.pageSize);
   for (const p of [
-    ...(sets.includes('default') ? ['/nodeinfo', '/resource/nodeinfo', '/healthz', ...firstPages(ctx, '/resource/processes')] : []),
-    ...(sets.includes('v1') ? ['/v1/healthz', listUrl('/v1/epds', 'json', 0, ctx.pageSize)] : []),
+    ...(d && wanted.has('nodeinfo') ? ['/nodeinfo', '/resource/nodeinfo'] : []),
+    ...(d && wanted.has('health') ? ['/healthz'] : []),
+    ...(d && wanted.has('lists') ? [first('/resource/processes', 'xml'), first('/resource/processes', 'json')] : []),
+    ...(v1 && wanted.has('health') ? ['/v1/healthz'] : []),
+    ...(v1 && wanted.has('lists') ? [first('/v1/epds', 'json')] : []),
   ]) {
     void fetchOnce(ctx, p);
   }
   for (const s of SOURCES) if (wanted.has(s.id)) await s.read(ctx, c);
   return c;
-}
-
-function firstPages(ctx: CrawlContext, path: string): string[] {
-  return [listUrl(path, 'xml', 0, ctx.pageSize), listUrl(path, 'json', 0, ctx.pageSize)];
 }
 
 function listUrl(path: string, kind: 'xml' | 'json', start: number, size: number): string {
