@@ -2,16 +2,16 @@ import { relative } from 'node:path';
 import type { Catalog } from './catalog/build.js';
 import type { ReferenceReport } from './catalog/references.js';
 import type { ResolvedConfig } from './config/load.js';
-import { BuildCache, cacheFile, cacheKey, defaultCacheDir, type CacheStats } from './emit/cache.js';
+import { BuildCache, cacheFile, cacheKey, defaultCacheDir, type CacheStats } from './cache/build-cache.js';
 import { healthFiles, verifyAndDescribe, type HealthDoc } from './emit/health.js';
 import { planSite } from './emit/plan.js';
 import { checkOutputFolder, writeSite, type WriteOptions } from './emit/write.js';
 import { emitHosts } from './hosts/index.js';
 import { HOST_LIMITS, hostLimitFindings, measureSite } from './hosts/limits.js';
-import { append } from './append.js';
+import { append } from './util/append.js';
 import type { Finding } from './findings.js';
 import { buildTime, readStage, type ProgressEvent, type ReadStageOptions, type ReadSummary } from './pipeline/read.js';
-import { toPosix } from './read/inputs.js';
+import { toPosix } from './util/paths.js';
 
 export interface BuildOptions extends ReadStageOptions {
   /** Replace an output folder po-node did not create, and ignore the incremental-build cache (full rebuild). */
@@ -61,7 +61,7 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
       deployTo = { out: cfg.deploy.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false, what: 'the host configuration' };
       if (cfg.hosts?.length) checkOutputFolder(deployTo);
     },
-    // Incremental builds: unchanged inputs and outputs are reused (src/emit/cache.ts, docs/performance.md).
+    // Incremental builds: unchanged inputs and outputs are reused (src/cache/build-cache.ts, docs/performance.md).
     openCache: async (cfg, interner, builtAt) => {
       const file = cacheFile(cfg, cfg.cacheDir ?? defaultCacheDir());
       cache = await new BuildCache(cfg.out, cfg.baseDir, cacheKey(cfg, builtAt, cwd), opts.clean ?? false, file).load(interner);

@@ -11,7 +11,7 @@ export { HOSTS, HOST_NAMES, parseHosts, type HostName } from './hosts/index.js';
 export { type ReferenceReport, type DeclaredUnit } from './catalog/references.js';
 export { type ZipLimits, DEFAULT_ZIP_LIMITS } from './read/zip.js';
 export { runCheck, CHECK_ITEMS, type CheckReport, type CheckRunOptions, type CheckItem, type CheckItemId } from './check/run.js';
-export { validate, type ValidateOptions, type ValidateResult } from './commands/validate.js';
+export { validate, type ValidateOptions, type ValidateResult } from './pipeline/validate.js';
 export { readStage, type ReadStageOptions, type ReadStageResult, type ReadSummary } from './pipeline/read.js';
 export { RULES, type Rule } from './rules/index.js';
 export { deploy, type DeployOptions, type DeployResult, type DeployProgress } from './deploy/run.js';

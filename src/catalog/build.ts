@@ -4,12 +4,20 @@ import { cmp } from '../findings.js';
 import type { DatasetHeader } from '../parse/extract.js';
 import { compareVersions, DATASET_TYPES, type DatasetType } from '../parse/ilcd.js';
 import { findingAt, inputLabel, type InputFile } from '../read/inputs.js';
-import type { DeclaredUnit } from './references.js';
-import type { BuildCache } from '../emit/cache.js';
 import { Interner } from './intern.js';
 import { readAll } from './pool.js';
 import type { ReadOutcome } from './read.js';
-import { append } from '../append.js';
+import { append } from '../util/append.js';
+
+export interface DeclaredUnit {
+  /** Reference flow (product) name and UUID. */
+  name?: string;
+  uuid: string;
+  /** Reference unit of the unit group, e.g. `m2`; from the reference's short description when the unit group is absent. */
+  unit?: string;
+  /** The reference exchange's meanAmount (usually 1). */
+  meanValue?: number;
+}
 
 /** A dataset accepted for publication. Bytes are not kept: the writer copies the input file. */
 export interface Dataset {
@@ -56,8 +64,24 @@ export interface CatalogOptions {
   /** Worker threads for reading (default: the cores available; 1 = none). */
   threads?: number;
   onProgress?: (done: number, total: number) => void;
-  /** Incremental builds: unchanged inputs reuse their earlier outcome (src/emit/cache.ts). */
-  cache?: BuildCache;
+  /** Incremental builds: unchanged inputs reuse their earlier outcome (src/cache/build-cache.ts implements it). */
+  cache?: OutcomeCache;
+}
+
+/** Input stat as the cache keeps it: a fast path on the machine that wrote it. */
+export interface InputStat {
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+}
+
+/** What the catalog needs of an incremental-build cache; declared here so the catalog depends on no layer above it. */
+export interface OutcomeCache {
+  /** The earlier outcome of each file, or undefined where it must be read again. */
+  lookupAll(files: readonly InputFile[]): Promise<(ReadOutcome | undefined)[]>;
+  /** The file's stat before it is read, recorded with its outcome. */
+  stat(file: InputFile): InputStat | undefined;
+  record(file: InputFile, st: InputStat | undefined, outcome: ReadOutcome): void;
 }
 
 /** Read, check and index every input; bad files become findings, never exceptions. */

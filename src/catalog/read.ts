@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { CachedOutcome } from '../emit/cache.js';
 import type { Finding } from '../findings.js';
 import { extractDataset, type DatasetHeader } from '../parse/extract.js';
 import { decodeXml } from '../parse/safety.js';
@@ -12,7 +11,14 @@ import { validateDocument } from '../validate/run.js';
 import { validateXsd, type XsdItem } from '../validate/xsd.js';
 
 /** What reading one input produced; the same shape the incremental-build cache keeps. Accepted when header and sha256 are set. */
-export type ReadOutcome = CachedOutcome;
+export interface ReadOutcome {
+  findings: Finding[];
+  header?: DatasetHeader;
+  sha256?: string;
+  /** sha256 of the bytes read, accepted or not: how a fresh checkout (new mtimes) is recognised. */
+  digest?: string;
+  skipped?: boolean;
+}
 
 /** Plain data only: it crosses into worker threads (src/catalog/pool.ts). */
 export interface ReadOptions {

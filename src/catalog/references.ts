@@ -1,11 +1,11 @@
 import { posix } from 'node:path';
 import type { Finding } from '../findings.js';
-import { append } from '../append.js';
+import { append } from '../util/append.js';
 import { cmp } from '../findings.js';
 import type { Ref } from '../parse/extract.js';
 import { DATASET_TYPES, typeInfo, type DatasetType } from '../parse/ilcd.js';
 import { findingAt, inputLabel, isSafeDocumentName, type InputFile } from '../read/inputs.js';
-import type { Catalog, Dataset } from './build.js';
+import type { Catalog, Dataset, DeclaredUnit } from './build.js';
 
 /**
  * How far references are followed from an EPD: its own references (depth 1) and theirs (depth 2),
@@ -15,15 +15,7 @@ import type { Catalog, Dataset } from './build.js';
 export const REFERENCE_DEPTH = 2;
 
 /** The declared unit of an EPD, as soda4LCA's JSON list shows it in `referenceFlows`. */
-export interface DeclaredUnit {
-  /** Reference flow (product) name and UUID. */
-  name?: string;
-  uuid: string;
-  /** Reference unit of the unit group, e.g. `m2`; from the reference's short description when the unit group is absent. */
-  unit?: string;
-  /** The reference exchange's meanAmount (usually 1). */
-  meanValue?: number;
-}
+export type { DeclaredUnit } from './build.js';
 
 /** A document file a source points to, resolved to an input in `external_docs/`. */
 export interface SourceDocument {

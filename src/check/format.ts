@@ -1,4 +1,4 @@
-import type { Palette } from '../report/color.js';
+import type { Palette } from '../util/color.js';
 import type { CheckProgress, CheckReport } from './run.js';
 
 /** The readiness checklist as text: one line per item with its evidence, then notes and a summary. */

@@ -1,21 +1,14 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { checkProgressReporter, formatCheckReport } from '../check/format.js';
-import { DEFAULT_LIMITS } from '../check/limits.js';
-import { runCheck, type PathSetChoice } from '../check/run.js';
 import { statSync } from 'node:fs';
+import { DEFAULT_LIMITS } from '../check/limits.js';
+import type { PathSetChoice } from '../check/run.js';
 import { ConfigError } from '../errors.js';
-import { parseHosts } from '../hosts/index.js';
-import { hostLimitFindings, measureSite } from '../hosts/limits.js';
-import { palette } from '../report/color.js';
-
-interface CheckIo {
-  stdout: NodeJS.WriteStream;
-  stderr: NodeJS.WriteStream;
-  env: NodeJS.ProcessEnv;
-}
+import { parseHosts } from '../config/hosts.js';
+import { palette } from '../util/color.js';
+import type { Io, SetExit } from './shared.js';
 
 /** `po-node check`: exit 0 only when every checklist item passes, 1 when not ready, 2 on usage errors. */
-export function registerCheck(program: Command, io: CheckIo, setExit: (code: number) => void): void {
+export function registerCheck(program: Command, io: Io, setExit: SetExit): void {
   program
     .command('check')
     .description('Read a node the way the ECO Portal does and print the readiness checklist (exit 0 only when ready).')
@@ -55,6 +48,11 @@ Examples:
           hint: 'Check the site folder: po-node check site --host github-pages',
         });
       }
+      const [{ checkProgressReporter, formatCheckReport }, { runCheck }, { hostLimitFindings, measureSite }] = await Promise.all([
+        import('../check/format.js'),
+        import('../check/run.js'),
+        import('../hosts/limits.js'),
+      ]);
       const limits = hosts.length ? hostLimitFindings(measureSite(target), hosts) : [];
       const c = palette(io.stderr, io.env);
       for (const f of limits) io.stderr.write(`${c.yellow('warning')} ${f.message} [${f.ruleId}]\n`);

@@ -1,12 +1,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { ConfigError } from '../errors.js';
-import { palette } from '../report/color.js';
-
-interface DeployIo {
-  stdout: NodeJS.WriteStream;
-  stderr: NodeJS.WriteStream;
-  env: NodeJS.ProcessEnv;
-}
+import { palette } from '../util/color.js';
+import type { Io, SetExit } from './shared.js';
 
 interface DeployFlags {
   to: string;
@@ -25,7 +20,7 @@ interface DeployFlags {
 }
 
 /** `po-node deploy`: exit 0 deployed (or planned), 1 refused (--max-deletes), 2 usage, credentials or I/O. */
-export function registerDeploy(program: Command, io: DeployIo, setExit: (code: number) => void): void {
+export function registerDeploy(program: Command, io: Io, setExit: SetExit): void {
   program
     .command('deploy')
     .description('Publish a built site to S3 (or an S3-compatible store): only what changed, in an order safe for readers.')

@@ -1,32 +1,24 @@
-import { resolve } from 'node:path';
-import { loadConfig } from '../config/load.js';
-import { ConfigError } from '../errors.js';
-import { createSiteServer } from '../serve/server.js';
+import type { Command } from 'commander';
+import type { Io } from './shared.js';
 
-export interface ServeOptions {
-  site?: string;
-  config?: string;
-  port?: string;
-  host?: string;
-  cwd?: string;
-}
-
-/** `po-node serve [site]`: preview a built site until stopped; the site defaults to the config's output folder. */
-export async function serveCommand(o: ServeOptions, log: (line: string) => void, stopped: Promise<void>): Promise<void> {
-  const cwd = o.cwd ?? process.cwd();
-  const site = o.site ? resolve(cwd, o.site) : loadConfig({ cwd, ...(o.config ? { config: o.config } : {}) }).out;
-  const port = o.port === undefined ? 8080 : Number(o.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`--port "${o.port}" is not a port number`, { hint: 'Example: --port 8080' });
-  // Requests the site cannot answer (an unreadable file) are logged here; the server keeps serving.
-  const srv = createSiteServer(site, { port, host: o.host ?? '127.0.0.1', log });
-  let url: string;
-  try {
-    ({ url } = await srv.listen());
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new ConfigError(`Cannot listen on ${o.host ?? '127.0.0.1'}:${port}: ${code ?? (e as Error).message}`, { hint: code === 'EADDRINUSE' ? 'Pick another --port.' : 'Check --host and --port.' });
-  }
-  log(`Serving ${site} at ${url}/ (list: ${url}/resource/processes, health: ${url}/healthz). Ctrl+C stops.`);
-  await stopped;
-  await srv.close();
+/** `po-node serve`: preview a built site until stopped (Ctrl+C). */
+export function registerServe(program: Command, io: Io): void {
+  program
+    .command('serve')
+    .description('Preview a built site on 127.0.0.1, answering every API URL like a configured host, plus soda4LCA paging and search.')
+    .argument('[site]', 'built site folder (default: "out" from the config, else site)')
+    .option('-c, --config <file>', 'po-node.config.json (for its output folder; default: ./po-node.config.json when present)')
+    .option('-p, --port <port>', 'port (default 8080, the example baseUrl; 0 picks a free one)')
+    .option('--host <address>', 'interface to bind (default 127.0.0.1)')
+    .addHelpText('after', `
+List parameters on /resource/processes (as soda4LCA): format=xml|json, startIndex, pageSize (default 500),
+search=true with name=<terms> (every term, any case); version=<NN.NN.NNN> on /resource/<type>/<uuid>.`)
+    .action(async (site: string | undefined, o: { config?: string; port?: string; host?: string }) => {
+      const stopped = new Promise<void>((ok) => {
+        process.once('SIGINT', ok);
+        process.once('SIGTERM', ok);
+      });
+      const { serveCommand } = await import('../serve/command.js');
+      await serveCommand({ ...o, ...(site ? { site } : {}) }, (l) => io.stderr.write(`${l}\n`), stopped);
+    });
 }

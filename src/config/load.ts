@@ -5,7 +5,7 @@ import { DEFAULT_ZIP_LIMITS, type ZipLimits } from '../read/zip.js';
 import { DEFAULT_SHAPE_LIMITS, type ShapeLimits } from '../parse/wellformed.js';
 import { DEFAULT_XSD_TIMEOUT_SECONDS } from '../validate/xsd.js';
 import { validateWithSchema } from '../schemas.js';
-import { parseHosts, type DeploySettings, type HostName } from '../hosts/index.js';
+import { parseHosts, type DeploySettings, type HostName } from './hosts.js';
 
 export interface NodeInfoConfig {
   id: string;

@@ -1,4 +1,4 @@
-import type { Palette } from '../report/color.js';
+import type { Palette } from '../util/color.js';
 import { PHASES } from './plan.js';
 import type { DeployProgress, DeployResult } from './run.js';
 

@@ -4,7 +4,7 @@ import { rename, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { OutputError } from '../errors.js';
-import { isInside } from '../read/inputs.js';
+import { isInside } from '../util/paths.js';
 
 /**
  * Temporary folders of a build are siblings of the output folder named `.<out>.tmp-<owner>-XXXXXX` (and `...old`

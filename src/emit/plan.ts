@@ -10,7 +10,7 @@ import { readInput } from '../read/zip.js';
 import { v1ListJson } from './draft-v1.js';
 import { renderIndexHtml } from './html.js';
 import { nodeInfoXml, processListJson, processListXml } from './soda4lca.js';
-import { append } from '../append.js';
+import { append } from '../util/append.js';
 
 export const CONTENT_TYPES = {
   xml: 'application/xml',

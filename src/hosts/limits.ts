@@ -1,7 +1,7 @@
 import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Finding } from '../findings.js';
-import type { HostName } from './types.js';
+import type { HostName } from '../config/hosts.js';
 
 /**
  * Documented limits of the hosts that refuse a site above them (docs/hosting.md#host-limits, with sources).

@@ -1,19 +1,6 @@
 import type { ResolvedConfig } from '../config/load.js';
 import type { PlannedFile } from '../emit/plan.js';
-
-export const HOST_NAMES = ['nginx', 'apache', 'netlify', 'cloudflare-pages', 'github-pages', 's3-cloudfront'] as const;
-export type HostName = (typeof HOST_NAMES)[number];
-
-/** Where and how the deploy configs point at the site (config "deploy", flags). */
-export interface DeploySettings {
-  /** Folder for configs that do not belong in the published tree (absolute). */
-  out: string;
-  /** Path of the site on the server, written into nginx/Apache configs (default: the build's output folder). */
-  siteRoot: string;
-  serverName: string;
-  /** nginx `listen` value; Apache uses `*:<port>` for a bare port. */
-  listen: string;
-}
+import type { HostName } from '../config/hosts.js';
 
 export interface HostContext {
   cfg: ResolvedConfig;

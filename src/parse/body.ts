@@ -1,4 +1,4 @@
-import { refOf, type Ref } from './extract.js';
+import { refOf, type Ref } from './ref.js';
 import { NS } from './ilcd.js';
 import { attr, child, childrenOf, decodeEntities, parseXml, XML_NS, type XNode } from './xml.js';
 

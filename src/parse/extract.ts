@@ -1,29 +1,16 @@
 import type { Finding } from '../findings.js';
 import { DATASET_TYPES, NS, UUID_RE, VERSION_RE, type DatasetType } from './ilcd.js';
 import { extractLinks, type DatasetLinks } from './links.js';
-import { at, attr, child, childrenOf, langOf, type XNode } from './xml.js';
+import { ref, texts, type LangText, type Ref } from './ref.js';
+import { at, attr, child, childrenOf, type XNode } from './xml.js';
 
-export interface LangText {
-  lang: string;
-  value: string;
-}
+export { ref, refOf, type LangText, type Ref } from './ref.js';
 
 export interface ClassificationInfo {
   /** `@name` of common:classification, e.g. `OEKOBAU.DAT`. */
   system?: string;
   /** Ordered by level (0 = top). */
   classes: { level: number; classId?: string; name: string }[];
-}
-
-/** An ILCD GlobalReferenceType: `@refObjectId`, `@version`, `@type`, `@uri`, shortDescription. */
-export interface Ref {
-  uuid?: string;
-  version?: string;
-  type?: string;
-  uri?: string;
-  descriptions: LangText[];
-  /** Element path from the root, e.g. `/processDataSet/administrativeInformation/...`. */
-  xpath: string;
 }
 
 /** The index fields of an EPD process (ilcd-epd-format.md §3); raw strings, checked by the rules. */
@@ -170,28 +157,6 @@ function otherNames(dsi: XNode | undefined, ns: string): LangText[] {
   if (flowNames.length) return texts(flowNames);
   const names = childrenOf(dsi, C, 'name');
   return texts(names.length ? names : childrenOf(dsi, C, 'shortName'));
-}
-
-function texts(nodes: XNode[] | undefined): LangText[] {
-  return (nodes ?? []).map((n) => ({ lang: langOf(n), value: n.text.trim() })).filter((t) => t.value !== '');
-}
-
-export function ref(node: XNode, xpath: string): Ref {
-  return refOf((name) => attr(node, name), texts(childrenOf(node, C, 'shortDescription')), xpath);
-}
-
-/** A reference from its (unprefixed) attributes; also used by the body scanner (src/parse/body.ts). */
-export function refOf(attrs: (name: string) => string | undefined, descriptions: LangText[], xpath: string): Ref {
-  const r: Ref = { descriptions, xpath };
-  const uuid = attrs('refObjectId')?.trim();
-  const version = attrs('version')?.trim();
-  const type = attrs('type')?.trim();
-  const uri = attrs('uri')?.trim();
-  if (uuid) r.uuid = uuid.toLowerCase();
-  if (version) r.version = version;
-  if (type) r.type = type;
-  if (uri) r.uri = uri;
-  return r;
 }
 
 /** Every element carrying `@refObjectId` and `@type`: the dataset's outgoing references. */

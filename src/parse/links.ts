@@ -1,6 +1,6 @@
 import type { DatasetType } from './ilcd.js';
 import { NS } from './ilcd.js';
-import { type Ref, ref } from './extract.js';
+import { type Ref, ref } from './ref.js';
 import { at, attr, child, childrenOf, type XNode } from './xml.js';
 
 /** The links needed to resolve an EPD's declared unit and its documents (ilcd-epd-format.md §1, §5). */

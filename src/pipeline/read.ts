@@ -1,12 +1,11 @@
-import { buildCatalog, type Catalog } from '../catalog/build.js';
+import { buildCatalog, type Catalog, type OutcomeCache } from '../catalog/build.js';
 import { Interner } from '../catalog/intern.js';
 import { checkReferences, type ReferenceReport } from '../catalog/references.js';
 import { loadConfig, type ConfigOverrides, type ResolvedConfig } from '../config/load.js';
-import type { BuildCache } from '../emit/cache.js';
 import { countFindings, sortFindings, type Finding } from '../findings.js';
 import { discoverInputs, type InputFile } from '../read/inputs.js';
 import { expandZips } from '../read/zip.js';
-import { append } from '../append.js';
+import { append } from '../util/append.js';
 
 /**
  * The read stage every command that looks at inputs shares (`build`, `validate`):
@@ -29,7 +28,7 @@ export interface ReadStageHooks {
   /** Runs once the configuration is known, before any input is read (build refuses an unsafe --out here). */
   configured?: (cfg: ResolvedConfig) => void;
   /** Incremental builds: outcomes of unchanged inputs come from, and new ones go to, this cache. None: read everything. */
-  openCache?: (cfg: ResolvedConfig, interner: Interner, now: Date) => Promise<BuildCache>;
+  openCache?: (cfg: ResolvedConfig, interner: Interner, now: Date) => Promise<OutcomeCache>;
 }
 
 export type ProgressEvent =

@@ -4,9 +4,17 @@ import { globby, isDynamicPattern } from 'globby';
 import { InputError } from '../errors.js';
 import type { Finding } from '../findings.js';
 import { cmp } from '../findings.js';
-import type { ZipEntryRef } from './zip.js';
+import { isInside, toDisplay, toPosix } from '../util/paths.js';
 
 export type InputKind = 'xml' | 'document' | 'zip' | 'other';
+
+/** Where an entry's data sits in its archive: enough to inflate it later, one entry at a time. */
+export interface ZipEntryRef {
+  method: number;
+  compressedSize: number;
+  /** Offset of the entry's local header. */
+  localOffset: number;
+}
 
 export interface InputFile {
   /** Path as shown to people: relative to the working directory, `/` separators. */
@@ -212,19 +220,6 @@ function safeRealpath(p: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-export function isInside(root: string, p: string): boolean {
-  const rel = relative(root, p);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
-}
-
-export function toPosix(p: string): string {
-  return sep === '/' ? p : p.split(sep).join('/');
-}
-
-export function toDisplay(cwd: string, abs: string): string {
-  return toPosix(relative(cwd, abs)) || '.';
 }
 
 /** How a file (or ZIP entry) is named in messages: `data.zip!ILCD/processes/x.xml`. */

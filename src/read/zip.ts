@@ -3,8 +3,8 @@ import { open, readFile, type FileHandle } from 'node:fs/promises';
 import { Inflate } from 'fflate';
 import type { Finding } from '../findings.js';
 import { cmp } from '../findings.js';
-import type { InputFile, InputKind } from './inputs.js';
-import { append } from '../append.js';
+import type { InputFile, InputKind, ZipEntryRef } from './inputs.js';
+import { append } from '../util/append.js';
 
 /** Limits against hostile archives; exceeding one skips the entry (or the archive) with a finding. */
 export interface ZipLimits {
@@ -24,14 +24,6 @@ export const DEFAULT_ZIP_LIMITS: ZipLimits = {
   maxTotalSize: 2048 * 1024 * 1024,
   maxRatio: 200,
 };
-
-/** Where an entry's data sits in its archive: enough to inflate it later, one entry at a time. */
-export interface ZipEntryRef {
-  method: number;
-  compressedSize: number;
-  /** Offset of the entry's local header. */
-  localOffset: number;
-}
 
 interface CentralEntry extends ZipEntryRef {
   name: string;

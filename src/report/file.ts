@@ -1,7 +1,7 @@
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { OutputError } from '../errors.js';
-import { isInside, toDisplay } from '../read/inputs.js';
+import { isInside, toDisplay } from '../util/paths.js';
 
 /**
  * `--report <file>`: where the full JSON report goes. Refused inside the folders a build swaps in (the site, the host

@@ -1,5 +1,5 @@
 import type { BuildResult } from '../build.js';
-import type { ValidateResult } from '../commands/validate.js';
+import type { ValidateResult } from '../pipeline/validate.js';
 import { GENERATOR_VERSION } from '../version.js';
 
 /** Machine-readable build report (schemas/build-report.schema.json): every finding, ungrouped. */

@@ -1,8 +1,8 @@
 import type { BuildResult } from '../build.js';
-import type { ValidateResult } from '../commands/validate.js';
+import type { ValidateResult } from '../pipeline/validate.js';
 import type { Finding } from '../findings.js';
 import type { ReferenceReport } from '../catalog/references.js';
-import type { Palette } from './color.js';
+import type { Palette } from '../util/color.js';
 import { findingFile, groupFindings } from './groups.js';
 
 /** Locations of a group shown in the text report; the rest are counted. */

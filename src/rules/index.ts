@@ -1,5 +1,5 @@
 import type { Finding } from '../findings.js';
-import { locateElement } from '../validate/locate.js';
+import { locateElement } from '../parse/locate.js';
 import { ecoClassification } from './eco-classification.js';
 import { ecoCompliance } from './eco-compliance.js';
 import { ecoLciaModules } from './eco-lcia-modules.js';

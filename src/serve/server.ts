@@ -8,7 +8,7 @@ import { pipeline } from 'node:stream';
 import { InputError } from '../errors.js';
 import { documentContentType, LIST_JSON_TYPE, LIST_XML_TYPE, siteContentType } from '../emit/content-types.js';
 import { SUB } from '../emit/dependencies.js';
-import { isInside } from '../read/inputs.js';
+import { isInside } from '../util/paths.js';
 
 export interface SiteServerOptions {
   /** Interface to bind (default 127.0.0.1: a preview, not a public server). */

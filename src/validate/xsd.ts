@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { validateXML, type XMLFileInfo } from 'xmllint-wasm';
 import type { Finding, Severity } from '../findings.js';
 import type { DatasetHeader } from '../parse/extract.js';
-import { xpathAtLine } from './locate.js';
+import { xpathAtLine } from '../parse/locate.js';
 
 /**
  * Level 3: XSD validation with libxml2 (xmllint compiled to WebAssembly), fully offline.

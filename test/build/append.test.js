@@ -1,7 +1,7 @@
 // At 100,000 EPDs a build has 100,000+ findings and files: `push(...items)` overflowed the stack there (bench run).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { append } from '../../dist/append.js';
+import { append } from '../../dist/util/append.js';
 
 test('append takes arrays far larger than a spread can', () => {
   const big = Array.from({ length: 500_000 }, (_v, i) => i);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { build } from '../../dist/index.js';
-import { cacheFile } from '../../dist/emit/cache.js';
+import { cacheFile } from '../../dist/cache/build-cache.js';
 import { cleanup, EXAMPLE_DATA, REAL_EPDS, tmp, tree, walkFiles } from '../helpers/index.js';
 
 test.after.each(cleanup);

@@ -11,7 +11,7 @@ import { gzipSync } from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { build, ConfigError, loadConfig } from '../../dist/index.js';
-import { cacheFile } from '../../dist/emit/cache.js';
+import { cacheFile } from '../../dist/cache/build-cache.js';
 import { removeStaleTemps, tempPrefix } from '../../dist/emit/output-dir.js';
 import { makeCorpus } from '../helpers/corpus.js';
 import { BIN, cleanup, EXAMPLE_CONFIG, EXAMPLE_DATA, IS_ROOT, nodeAsNobody, ROOT, SETPRIV, tmp, tree } from '../helpers/index.js';

@@ -22,6 +22,29 @@ test('--help teaches: commands, examples, exit codes', () => {
   for (const s of ['--out', '--base-url', '--strict', '--config', '--clean', '--json', 'Exit codes', 'SOURCE_DATE_EPOCH', 'resource/processes/index.xml']) assert.match(b.out, s);
 });
 
+/** Module files a CLI run loads (test/helpers/module-log.js): project ones under dist/, and packages. */
+function loadedModules(args) {
+  const log = join(tmp(), 'modules.txt');
+  writeFileSync(log, '');
+  const r = spawnSync(process.execPath, ['--import', join(ROOT, 'test/helpers/module-log.js'), BIN, ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, PO_NODE_MODULE_LOG: log },
+  });
+  assert.is(r.status, 0, r.stderr);
+  const urls = readFileSync(log, 'utf8').split('\n').filter(Boolean);
+  return { dist: urls.filter((u) => u.includes('/dist/')), packages: urls.filter((u) => u.includes('/node_modules/')) };
+}
+
+test('--version and --help load almost nothing: each command loads its code when it runs', () => {
+  // Before lazy commands --version loaded 86 of 94 project modules and 57 package files (the AWS SDK aside).
+  for (const args of [['--version'], ['--help'], ['build', '--help'], ['check', '--help']]) {
+    const m = loadedModules(args);
+    assert.ok(m.dist.length < 20, `${args.join(' ')} loaded ${m.dist.length} project modules:\n${m.dist.join('\n')}`);
+    assert.ok(m.packages.every((u) => u.includes('/node_modules/commander/')), `${args.join(' ')} loaded packages:\n${m.packages.join('\n')}`);
+  }
+});
+
 test('build --json prints a schema-valid report; exit 0', () => {
   const out = join(tmp(), 'site');
   const r = run(['build', '--config', EXAMPLE_CONFIG, '--out', out, '--json']);

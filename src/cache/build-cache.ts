@@ -7,11 +7,14 @@ import { pipeline } from 'node:stream/promises';
 import { homedir } from 'node:os';
 import { join, relative } from 'node:path';
 import { createGunzip, createGzip } from 'node:zlib';
+import type { OutcomeCache } from '../catalog/build.js';
 import type { Interner } from '../catalog/intern.js';
+import type { ReadOutcome } from '../catalog/read.js';
 import type { ResolvedConfig } from '../config/load.js';
 import type { Finding } from '../findings.js';
 import type { DatasetHeader, Ref } from '../parse/extract.js';
-import { isInside, toPosix, type InputFile } from '../read/inputs.js';
+import type { InputFile } from '../read/inputs.js';
+import { isInside, toPosix } from '../util/paths.js';
 import { GENERATOR_VERSION } from '../version.js';
 
 /**
@@ -25,14 +28,7 @@ import { GENERATOR_VERSION } from '../version.js';
  * po-node version, resolved config (paths relative to the root), build day (date rules) and the working directory
  * relative to the root invalidates everything at once. Nothing in it depends on where the checkout lies.
  */
-export interface CachedOutcome {
-  findings: Finding[];
-  header?: DatasetHeader;
-  sha256?: string;
-  /** sha256 of the bytes read, accepted or not: how a fresh checkout (new mtimes) is recognised. */
-  digest?: string;
-  skipped?: boolean;
-}
+export type CachedOutcome = ReadOutcome;
 
 interface InputEntry {
   size: number;
@@ -101,7 +97,7 @@ export interface CacheStats {
   fromBlobs: number;
 }
 
-export class BuildCache {
+export class BuildCache implements OutcomeCache {
   private prev: CacheDoc | undefined;
   private readonly next: CacheDoc;
   readonly stats: CacheStats = { byStat: 0, byContent: 0, read: 0, fromSite: 0, fromBlobs: 0 };

@@ -1,0 +1,35 @@
+import { ConfigError } from '../errors.js';
+
+/** Host names and deploy settings belong to the config: hosts/ emits files for them and imports these from here. */
+export const HOST_NAMES = ['nginx', 'apache', 'netlify', 'cloudflare-pages', 'github-pages', 's3-cloudfront'] as const;
+export type HostName = (typeof HOST_NAMES)[number];
+
+/** Where and how the deploy configs point at the site (config "deploy", flags). */
+export interface DeploySettings {
+  /** Folder for configs that do not belong in the published tree (absolute). */
+  out: string;
+  /** Path of the site on the server, written into nginx/Apache configs (default: the build's output folder). */
+  siteRoot: string;
+  serverName: string;
+  /** nginx `listen` value; Apache uses `*:<port>` for a bare port. */
+  listen: string;
+}
+
+/** Parse `--host a,b` / config `hosts`: known names, no duplicates, no two hosts fighting over one file. */
+export function parseHosts(names: readonly string[]): HostName[] {
+  const out: HostName[] = [];
+  for (const raw of names.flatMap((n) => n.split(','))) {
+    const n = raw.trim().toLowerCase();
+    if (!n) continue;
+    if (!(HOST_NAMES as readonly string[]).includes(n)) {
+      throw new ConfigError(`Unknown host "${raw.trim()}"`, { hint: `Known hosts: ${HOST_NAMES.join(', ')}.` });
+    }
+    if (!out.includes(n as HostName)) out.push(n as HostName);
+  }
+  if (out.includes('netlify') && out.includes('cloudflare-pages')) {
+    throw new ConfigError('Hosts netlify and cloudflare-pages both need their own _redirects; build one at a time', {
+      hint: 'Run two builds with different --out folders.',
+    });
+  }
+  return out;
+}
