@@ -1,6 +1,7 @@
 import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Finding } from '../findings.js';
+import { finding } from '../messages/finding.js';
 import type { HostName } from './types.js';
 
 /**
@@ -83,7 +84,7 @@ export function measureSite(dir: string): SiteMeasure {
 export function hostLimitFindings(m: SiteMeasure, hosts: readonly HostName[]): Finding[] {
   const out: Finding[] = [];
   const warn = (l: HostLimits, message: string) =>
-    out.push({ ruleId: 'host-limit', severity: 'warning', message: `${l.title}: ${message} (limits: ${l.source})` });
+    out.push(finding('host-limit', { host: l.title, detail: message, source: l.source }));
   // The per-EPD ZIP exports are most of a large site: say what dropping them saves.
   const zips = (what: string) => (m.zipExports ? ` Build with --no-zip-export to drop the per-EPD ZIP exports (${what}),` : '');
   const count = (n: number) => n.toLocaleString('en');

@@ -4,6 +4,7 @@ import { checkReferences, type ReferenceReport } from '../catalog/references.js'
 import { loadConfig, type ConfigOverrides, type ResolvedConfig } from '../config/load.js';
 import type { BuildCache } from '../emit/cache.js';
 import { countFindings, sortFindings, type Finding } from '../findings.js';
+import { finding } from '../messages/finding.js';
 import { discoverInputs, type InputFile } from '../read/inputs.js';
 import { expandZips } from '../read/zip.js';
 import { append } from '../append.js';
@@ -83,11 +84,7 @@ export async function readStage(opts: ReadStageOptions = {}, hooks: ReadStageHoo
   opts.onProgress?.({ phase: 'discover', files: discovery.files.length });
   const configFindings: Finding[] = [];
   if (!cfg.baseUrl) {
-    configFindings.push({
-      ruleId: 'config-base-url',
-      severity: 'warning',
-      message: 'No base URL set: links in the lists and nodeinfo are root-relative (/resource/...). Set --base-url or "baseUrl" to the public URL before registering the node with ECO Platform.',
-    });
+    configFindings.push(finding('config-base-url', {}));
   }
   const interner = new Interner();
   const cache = await hooks.openCache?.(cfg, interner, now);

@@ -16,7 +16,7 @@ export const ecoCompliance: Rule = {
     return [{
       element: found.length ? 'complianceDeclarations' : 'modellingAndValidation',
       xpath: '/processDataSet/modellingAndValidation/complianceDeclarations/compliance/common:referenceToComplianceSystem',
-      message: `No compliance with EN 15804 is declared${found.length ? ` (found: ${found.join('; ')})` : ''}; add a compliance declaration referencing EN 15804+A2 (c0016b33-8cf7-415c-ac6e-deba0d21440d) or +A1 (b00f9ec0-7874-11e3-981f-0800200c9a66).`,
+      params: { found: found as string[] },
     }];
   },
 };

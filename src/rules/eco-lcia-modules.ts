@@ -15,7 +15,7 @@ export const ecoLciaModules: Rule = {
     const results = body.lciaResults;
     const amounts = body.amountModules;
     if (amounts.length === 0) {
-      return [{ element: results ? 'LCIAResults' : 'exchanges', xpath: XPATH, message: results ? 'The LCIA results have no per-module values; add epd:amount elements with epd:module (e.g. A1-A3, C4, D) to each LCIAResult\'s common:other.' : 'No LCIA results: add LCIAResults with one LCIAResult per impact indicator and epd:amount values per module.' }];
+      return [{ element: results ? 'LCIAResults' : 'exchanges', xpath: XPATH, params: { case: results ? 'no-amounts' : 'no-results' } }];
     }
     const hits: RuleHit[] = [];
     const bad = new Set<string>();
@@ -24,7 +24,7 @@ export const ecoLciaModules: Rule = {
       else if (!MODULES.includes(m)) bad.add(m);
     }
     if (bad.size) {
-      hits.push({ element: 'LCIAResults', xpath: `${XPATH}/@epd:module`, message: `Module codes not in the ILCD+EPD list: ${[...bad].join(', ')}; use ${MODULES.join(', ')}.` });
+      hits.push({ element: 'LCIAResults', xpath: `${XPATH}/@epd:module`, params: { case: 'unknown-modules', modules: [...bad], allowed: MODULES } });
     }
     return hits;
   },

@@ -1,4 +1,4 @@
-import type { Finding, Severity } from '../findings.js';
+import type { Finding, Params, Severity } from '../findings.js';
 import type { DatasetHeader, ProcessIndex } from '../parse/extract.js';
 import type { BodyFacts } from '../parse/body.js';
 import type { XNode } from '../parse/xml.js';
@@ -17,9 +17,10 @@ export interface RuleContext {
   now: Date;
 }
 
-/** A finding without the parts the runner fills in (rule id, file, default severity). */
+/** A finding without the parts the runner fills in (rule id, file, default severity); its text is the catalogue's. */
 export interface RuleHit {
-  message: string;
+  /** The message parameters (`case` names the wording), rendered by src/messages/catalog.ts. */
+  params: Params;
   xpath: string;
   /** Local element name to locate for a line number (first match, or the nth). */
   element?: string;
