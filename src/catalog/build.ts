@@ -130,7 +130,8 @@ export async function buildCatalog(files: readonly InputFile[], discoveryFinding
       stats.supersededDatasets++;
       const same = loser.header.version === winner.header.version;
       if (same && loser.sha256 === winner.sha256) {
-        const params = { case: 'identical', published: inputLabel(winner.file), uuid: winner.header.uuid, version: winner.header.version } as const;
+        const { uuid, version } = winner.header;
+        const params = { case: 'identical', published: inputLabel(winner.file), uuid, version } as const;
         findings.push(finding('dataset-duplicate', params, { severity: 'info', ...findingAt(loser.file) }));
       } else {
         // Exports of several EPDs repeat shared dependencies (flows, sources) in different versions:

@@ -281,7 +281,8 @@ export const MESSAGES = {
       archive: (p: { bytes: number; limit: number }) =>
         `The archive is ${mb(p.bytes)} MB, over the ${mb(p.limit)} MB limit; it was not read. Raise limits.maxZipSizeMB if it is genuine.`,
       total: (p: { limit: number }) =>
-        `ZIP contents of this build exceed ${mb(p.limit)} MB uncompressed (limits.maxZipTotalSizeMB); this entry and the rest were not read.`,
+        `ZIP contents of this build exceed ${mb(p.limit)} MB uncompressed (limits.maxZipTotalSizeMB); ` +
+        'this entry and the rest were not read.',
     },
   },
   'zip-malformed': {
@@ -315,7 +316,8 @@ export const MESSAGES = {
     fix: 're-export with standard ZIP compression',
     text: {
       default: (p: { method: number }) =>
-        `Entry refused: compression method ${p.method} is not supported (only stored and deflate); re-export with standard ZIP compression.`,
+        `Entry refused: compression method ${p.method} is not supported (only stored and deflate); ` +
+        're-export with standard ZIP compression.',
     },
   },
   'zip-entry-corrupt': {
@@ -412,7 +414,8 @@ export const MESSAGES = {
     fix: 'write it in lower case',
     text: {
       default: (p: { value: string; uuid: string }) =>
-        `The UUID "${p.value}" has upper-case letters; it is published as ${p.uuid}: write it in lower case so links from other systems match.`,
+        `The UUID "${p.value}" has upper-case letters; it is published as ${p.uuid}: write it in lower case so links from other ` +
+        'systems match.',
     },
   },
   'eco-version': {
@@ -597,7 +600,9 @@ export type ParamsOf<C extends Code> = {
  * `case: 'crash'` is shared by every level-4 rule: the rule threw (src/rules/index.ts).
  */
 export function render(code: string, params: Params): string {
-  if (params.case === 'crash') return `Rule ${code} could not run on this file (${String(params.detail)}); please report this as a po-node bug.`;
+  if (params.case === 'crash') {
+    return `Rule ${code} could not run on this file (${String(params.detail)}); please report this as a po-node bug.`;
+  }
   const entry = (MESSAGES as Record<string, CodeEntry>)[code];
   const form = entry?.text[typeof params.case === 'string' ? params.case : 'default'] as ((p: Params) => string) | undefined;
   if (!form) throw new Error(`No message for ${code}${params.case ? ` (${String(params.case)})` : ''}`);

@@ -39,7 +39,8 @@ test('a finding carries its code and params; its message is rendered from them',
   assert.is(f.message, 'The XML is not well-formed: unclosed tag.');
   assert.equal(f.params, { detail: 'unclosed tag' });
   assert.is(renderMessage(f), f.message);
-  assert.is(finding('dataset-duplicate', { case: 'identical', published: 'b.xml', uuid: 'u', version: '1' }, { severity: 'warning' }).severity, 'warning');
+  const params = { case: 'identical', published: 'b.xml', uuid: 'u', version: '1' };
+  assert.is(finding('dataset-duplicate', params, { severity: 'warning' }).severity, 'warning');
   assert.throws(() => findingOf('xml-malformed', { case: 'no-such-case' }), /No message for xml-malformed \(no-such-case\)/);
   assert.throws(() => findingOf('no-such-code', {}), /No message for no-such-code/);
 });
