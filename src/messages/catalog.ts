@@ -29,6 +29,16 @@ export interface CodeEntry {
 const mb = (n: number) => (n / 1024 / 1024).toFixed(n < 1024 * 1024 ? 2 : 1);
 const quoted = (l: readonly string[]) => l.map((v) => `"${v}"`).join(', ');
 const EXAMPLE_UUID = '2eb43850-0ab2-4068-afe5-218d69a096f8';
+const size = (n: number) => (n >= 1e9 ? `${(n / 1e9).toFixed(2)} GB` : `${(n / 1e6).toFixed(1)} MB`);
+const count = (n: number) => n.toLocaleString('en');
+/** A host-limit message: the host, what is over, the remedy, where the limit is documented. */
+const host = (p: { host: string; source: string }, text: string) => `${p.host}: ${text} (limits: ${p.source})`;
+/** The per-EPD ZIP exports are most of a large site: say what dropping them saves, when there are any, then the remedy. */
+const dropZips = (zipExports: number, what: string, remedy: string) =>
+  zipExports
+    ? ` Build with --no-zip-export to drop the per-EPD ZIP exports (${what}), or ${remedy}`
+    : ` ${remedy[0]!.toUpperCase()}${remedy.slice(1)}`;
+type HostParams = { host: string; source: string; limit: number };
 
 export const MESSAGES = {
   // Levels 1 and 2, input handling (docs/rules.md order).
@@ -266,7 +276,31 @@ export const MESSAGES = {
       'with `--host`: the built site is over a limit of that host (GitHub Pages 1 GB, Cloudflare Pages 20,000 files / 25 MiB per ' +
       'file, Netlify 54,000 files per folder; [hosting.md](hosting.md#host-limits))',
     fix: '`--no-zip-export`, another plan, or S3 + CloudFront, as the message says',
-    text: { default: (p: { host: string; detail: string; source: string }) => `${p.host}: ${p.detail} (limits: ${p.source})` },
+    text: {
+      'site-bytes': (p: HostParams & { bytes: number; zipExports: number; zipExportBytes: number }) =>
+        host(
+          p,
+          `the site is ${size(p.bytes)} as published, over the ${size(p.limit)} limit; the deployment may be refused.` +
+            dropZips(p.zipExports, `${size(p.zipExportBytes)} of it`, 'publish to S3 + CloudFront (no site size limit).'),
+        ),
+      files: (p: HostParams & { files: number; zipExports: number }) =>
+        host(
+          p,
+          `the site has ${count(p.files)} files, over the ${count(p.limit)} a site may have (Free plan); the upload will fail.` +
+            dropZips(p.zipExports, `${count(p.zipExports)} files`, 'use a paid plan or S3 + CloudFront.'),
+        ),
+      'file-bytes': (p: HostParams & { path: string; bytes: number }) =>
+        host(
+          p,
+          `${p.path} is ${size(p.bytes)}, over the ${size(p.limit)} a file may be; publish to S3 + CloudFront, or drop the file from the inputs.`,
+        ),
+      'folder-entries': (p: HostParams & { path: string; entries: number }) =>
+        host(
+          p,
+          `${p.path} holds ${count(p.entries)} entries, over the ${count(p.limit)} a folder may hold; deploys will fail. ` +
+            'Publish to S3 + CloudFront or your own nginx/Apache.',
+        ),
+    },
   },
 
   // Archives, references, schema validation.
