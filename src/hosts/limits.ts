@@ -89,7 +89,8 @@ export function hostLimitFindings(m: SiteMeasure, hosts: readonly HostName[]): F
     if (!l) continue;
     const at = { host: l.title, source: l.source };
     if (l.siteBytes && m.artifactBytes > l.siteBytes) {
-      out.push(finding('host-limit', { case: 'site-bytes', ...at, bytes: m.artifactBytes, limit: l.siteBytes, zipExports, zipExportBytes }));
+      const bytes = m.artifactBytes;
+      out.push(finding('host-limit', { case: 'site-bytes', ...at, bytes, limit: l.siteBytes, zipExports, zipExportBytes }));
     }
     if (l.files && m.files > l.files) {
       out.push(finding('host-limit', { case: 'files', ...at, files: m.files, limit: l.files, zipExports }));

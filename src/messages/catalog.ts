@@ -292,7 +292,8 @@ export const MESSAGES = {
       'file-bytes': (p: HostParams & { path: string; bytes: number }) =>
         host(
           p,
-          `${p.path} is ${size(p.bytes)}, over the ${size(p.limit)} a file may be; publish to S3 + CloudFront, or drop the file from the inputs.`,
+          `${p.path} is ${size(p.bytes)}, over the ${size(p.limit)} a file may be; publish to S3 + CloudFront, or drop the file ` +
+            'from the inputs.',
         ),
       'folder-entries': (p: HostParams & { path: string; entries: number }) =>
         host(
