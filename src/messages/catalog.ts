@@ -630,6 +630,12 @@ export type ParamsOf<C extends Code> = {
   [K in keyof Forms<C>]: (K extends 'default' ? { case?: undefined } : { case: K }) & ArgOf<Forms<C>[K]>;
 }[keyof Forms<C>];
 
+/** `ParamsOf` for each code of a union: a rule's hits are typed by its code. */
+export type ParamsFor<C extends Code> = C extends Code ? ParamsOf<C> : never;
+
+/** The codes of the level-4 rules (src/rules/). */
+export type RuleCode = { [C in Code]: (typeof MESSAGES)[C]['section'] extends 'rules' ? C : never }[Code];
+
 /**
  * The one place a finding's text is written: its code's form for `params.case` (else `default`) applied to `params`.
  * `case: 'crash'` is shared by every level-4 rule: the rule threw (src/rules/index.ts).

@@ -1,6 +1,6 @@
 import type { Rule } from './types.js';
 
-export const ecoClassification: Rule = {
+export const ecoClassification: Rule<'eco-classification'> = {
   id: 'eco-classification',
   level: 4,
   severity: 'warning',

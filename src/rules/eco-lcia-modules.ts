@@ -4,7 +4,7 @@ import type { Rule, RuleHit } from './types.js';
 export const MODULES = ['A1', 'A2', 'A3', 'A1-A3', 'A4', 'A5', 'B1', 'B2', 'B3', 'B4', 'B5', 'B6', 'B7', 'C1', 'C2', 'C3', 'C4', 'D'];
 const XPATH = '/processDataSet/LCIAResults/LCIAResult/common:other/epd:amount';
 
-export const ecoLciaModules: Rule = {
+export const ecoLciaModules: Rule<'eco-lcia-modules'> = {
   id: 'eco-lcia-modules',
   level: 4,
   severity: 'warning',
@@ -17,7 +17,7 @@ export const ecoLciaModules: Rule = {
     if (amounts.length === 0) {
       return [{ element: results ? 'LCIAResults' : 'exchanges', xpath: XPATH, params: { case: results ? 'no-amounts' : 'no-results' } }];
     }
-    const hits: RuleHit[] = [];
+    const hits: RuleHit<'eco-lcia-modules'>[] = [];
     const bad = new Set<string>();
     for (const m of amounts) {
       if (m === undefined || m === '') bad.add('(missing)');

@@ -4,7 +4,7 @@ const XPATH = '/processDataSet/processInformation/geography/locationOfOperationS
 // ILCD location codes: ISO 3166-1 alpha-2 (optionally with a subdivision), and the ILCDLocations.xml regions.
 const CODE = /^(?:[A-Z]{2}(?:-[A-Z0-9]{1,3})?|GLO|RoW|RER|RNA|RLA|RAS|RAF|RME|WEU|OCE|EU-\d{2}(?:\+\d)?|EFTA|UN-[A-Z]+)$/;
 
-export const ecoLocation: Rule = {
+export const ecoLocation: Rule<'eco-location'> = {
   id: 'eco-location',
   level: 4,
   severity: 'warning',

@@ -1,6 +1,6 @@
 import type { Rule } from './types.js';
 
-export const ecoNameEn: Rule = {
+export const ecoNameEn: Rule<'eco-name-en'> = {
   id: 'eco-name-en',
   level: 4,
   severity: 'warning',

@@ -2,7 +2,7 @@ import type { Rule } from './types.js';
 
 const XPATH = '/processDataSet/processInformation/time/common:other/epd2:publicationDateOfEPD';
 
-export const ecoPublicationDate: Rule = {
+export const ecoPublicationDate: Rule<'eco-publication-date'> = {
   id: 'eco-publication-date',
   level: 4,
   severity: 'warning',

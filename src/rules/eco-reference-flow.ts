@@ -1,11 +1,11 @@
 import { NS } from '../parse/ilcd.js';
 import { at, attr, child, childrenOf } from '../parse/xml.js';
-import type { Rule } from './types.js';
+import type { Rule, RuleHit } from './types.js';
 
 const P = NS.process;
 const QREF = '/processDataSet/processInformation/quantitativeReference/referenceToReferenceFlow';
 
-export const ecoReferenceFlow: Rule = {
+export const ecoReferenceFlow: Rule<'eco-reference-flow'> = {
   id: 'eco-reference-flow',
   level: 4,
   severity: 'error',
@@ -18,7 +18,7 @@ export const ecoReferenceFlow: Rule = {
       return [{ element: qref ? 'quantitativeReference' : 'processInformation', xpath: QREF, params: { case: 'missing' } }];
     }
     const exchanges = childrenOf(child(root, P, 'exchanges'), P, 'exchange');
-    const hits = [];
+    const hits: RuleHit<'eco-reference-flow'>[] = [];
     for (const id of ids) {
       const k = exchanges.findIndex((e) => attr(e, 'dataSetInternalID')?.trim() === id);
       const ex = exchanges[k];

@@ -3,7 +3,7 @@ import type { Rule } from './types.js';
 // The DDR exempts generic and representative data (and templates are not real declarations).
 const EXEMPT = ['generic dataset', 'representative dataset', 'template dataset'];
 
-export const ecoRegistrationNumber: Rule = {
+export const ecoRegistrationNumber: Rule<'eco-registration-number'> = {
   id: 'eco-registration-number',
   level: 4,
   severity: 'warning',

@@ -3,7 +3,7 @@ import type { Rule } from './types.js';
 const XPATH = '/processDataSet/modellingAndValidation/LCIMethodAndAllocation/common:other/epd:subType';
 export const SUBTYPES = ['specific dataset', 'average dataset', 'representative dataset', 'template dataset', 'generic dataset'];
 
-export const ecoSubtype: Rule = {
+export const ecoSubtype: Rule<'eco-subtype'> = {
   id: 'eco-subtype',
   level: 4,
   severity: 'warning',

@@ -3,7 +3,7 @@ import { at } from '../parse/xml.js';
 import type { Rule } from './types.js';
 
 /** Malformed UUIDs are already rejected at level 2 (ilcd-uuid); this adds the canonical form. */
-export const ecoUuid: Rule = {
+export const ecoUuid: Rule<'eco-uuid'> = {
   id: 'eco-uuid',
   level: 4,
   severity: 'warning',

@@ -1,6 +1,6 @@
 import type { Rule } from './types.js';
 
-export const ecoVersion: Rule = {
+export const ecoVersion: Rule<'eco-version'> = {
   id: 'eco-version',
   level: 4,
   severity: 'warning',
