@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -9,7 +9,7 @@ import { parseXml } from '../../dist/parse/xml.js';
 import { RULES } from '../../dist/rules/index.js';
 import { validateDocument } from '../../dist/validate/run.js';
 import { RULES_DOC, renderRulesDoc, table } from '../../scripts/rules-doc.js';
-import { EXAMPLE_DATA, REAL_EPDS } from '../helpers/index.js';
+import { EXAMPLE_DATA, REAL_EPDS, ROOT } from '../helpers/index.js';
 
 test('docs/rules.md lists every code of the catalogue as generated (run `npm run docs:rules` after editing it)', () => {
   const doc = readFileSync(RULES_DOC, 'utf8');
@@ -23,6 +23,15 @@ test('a stale table of codes is detected', () => {
   assert.is.not(stale, doc);
   assert.is(renderRulesDoc(stale), doc);
   assert.ok(table('rules').includes('`eco-name-en`'));
+});
+
+test('every catalogued code is reported somewhere (no stale entries)', () => {
+  const src = join(ROOT, 'dist');
+  const code = readdirSync(src, { recursive: true })
+    .filter((f) => f.endsWith('.js') && !f.startsWith(join('messages', '')))
+    .map((f) => readFileSync(join(src, f), 'utf8'))
+    .join('\n');
+  for (const c of Object.keys(MESSAGES)) assert.ok(code.includes(`'${c}'`), `${c} is never created`);
 });
 
 test('every level-4 rule is catalogued with its severity, and every catalogued rule runs', () => {
