@@ -1,8 +1,12 @@
 /** Findings are data: checks create them, reporters render them. */
 export type Severity = 'error' | 'warning' | 'info';
 
+/** A finding's parameters (JSON-safe): what its message says, as data (src/messages/catalog.ts renders them). */
+export type ParamValue = string | number | boolean | readonly string[];
+export type Params = Readonly<Record<string, ParamValue | undefined>>;
+
 export interface Finding {
-  /** Stable kebab-case id, e.g. `xml-doctype`; documented in docs/rules.md. */
+  /** The finding's code: a stable kebab-case id, e.g. `xml-doctype`; catalogued in src/messages/catalog.ts, documented in docs/rules.md. */
   ruleId: string;
   severity: Severity;
   /** Input path as the user gave it (relative to the working directory, `/` separators). */
@@ -14,6 +18,8 @@ export interface Finding {
   xpath?: string;
   /** One sentence for the person fixing the file: what is wrong, what was found, what to do. */
   message: string;
+  /** The values the message is rendered from (`case` names the code's wording); see src/messages/catalog.ts. */
+  params?: Params;
 }
 
 const severityRank: Record<Severity, number> = { error: 0, warning: 1, info: 2 };

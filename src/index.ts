@@ -1,7 +1,9 @@
 /** Public API of po-node: the CLI is a thin layer over these functions. */
 export { build, buildTime, type BuildOptions, type BuildResult, type BuildSummary, type ProgressEvent } from './build.js';
 export { loadConfig, type ResolvedConfig, type ConfigOverrides } from './config/load.js';
-export { type Finding, type Severity, sortFindings, countFindings } from './findings.js';
+export { type Finding, type Severity, type Params, sortFindings, countFindings } from './findings.js';
+export { MESSAGES, type Code, type CodeEntry } from './messages/catalog.js';
+export { renderMessage } from './messages/finding.js';
 export { type HealthDoc } from './emit/health.js';
 export { PoNodeError, ConfigError, InputError, OutputError } from './errors.js';
 export { validateWithSchema, type SchemaName } from './schemas.js';

@@ -37,8 +37,8 @@ interface InputEntry {
   outcome: CachedOutcome;
 }
 
-/** Bump when the cache's layout or the meaning of its entries changes. 4: inputs by relative path and content. */
-const FORMAT = 4;
+/** Bump when the cache's layout or the meaning of its entries changes. 4: inputs by relative path and content; 5: findings have params. */
+const FORMAT = 5;
 
 interface CacheDoc {
   format: number;

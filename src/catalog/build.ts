@@ -1,6 +1,7 @@
 import type { Finding } from '../findings.js';
 import type { ShapeLimits } from '../parse/wellformed.js';
 import { cmp } from '../findings.js';
+import { finding } from '../messages/finding.js';
 import type { DatasetHeader } from '../parse/extract.js';
 import { compareVersions, DATASET_TYPES, type DatasetType } from '../parse/ilcd.js';
 import { findingAt, inputLabel, type InputFile } from '../read/inputs.js';
@@ -153,18 +154,21 @@ export async function buildCatalog(files: readonly InputFile[], discoveryFinding
       stats.supersededDatasets++;
       const same = loser.header.version === winner.header.version;
       if (same && loser.sha256 === winner.sha256) {
-        findings.push({ ruleId: 'dataset-duplicate', severity: 'info', ...findingAt(loser.file), message: `Identical copy of ${inputLabel(winner.file)} (UUID ${winner.header.uuid}, version ${winner.header.version}); published once.` });
+        const { uuid, version } = winner.header;
+        const params = { case: 'identical', published: inputLabel(winner.file), uuid, version } as const;
+        findings.push(finding('dataset-duplicate', params, { severity: 'info', ...findingAt(loser.file) }));
       } else {
         // Exports of several EPDs repeat shared dependencies (flows, sources) in different versions:
         // routine for those, worth a warning only for EPDs themselves.
-        findings.push({
-          ruleId: 'dataset-duplicate',
+        const published = inputLabel(winner.file);
+        const { uuid } = winner.header;
+        const params = same
+          ? ({ case: 'changed', published, uuid, version: winner.header.version } as const)
+          : ({ case: 'superseded', published, uuid, version: loser.header.version, newer: winner.header.version } as const);
+        findings.push(finding('dataset-duplicate', params, {
           severity: winner.header.type === 'process' ? 'warning' : 'info',
           ...findingAt(loser.file),
-          message: same
-            ? `Same UUID ${winner.header.uuid} and version ${winner.header.version} as ${inputLabel(winner.file)} but different content; ${inputLabel(winner.file)} is published. Raise the dataSetVersion of the changed file.`
-            : `UUID ${winner.header.uuid} version ${loser.header.version} is superseded by version ${winner.header.version} in ${inputLabel(winner.file)}, which is published.`,
-        });
+        }));
       }
     }
   }
@@ -172,13 +176,10 @@ export async function buildCatalog(files: readonly InputFile[], discoveryFinding
   const epds = byType.process.filter((d) => d.header.process?.typeOfDataSet === 'EPD');
   for (const d of byType.process) {
     if (d.header.process?.typeOfDataSet !== 'EPD') {
-      findings.push({
-        ruleId: 'process-not-epd',
-        severity: 'warning',
+      findings.push(finding('process-not-epd', { typeOfDataSet: d.header.process?.typeOfDataSet ?? '(missing)', uuid: d.header.uuid }, {
         ...findingAt(d.file),
         xpath: '/processDataSet/modellingAndValidation/LCIMethodAndAllocation/typeOfDataSet',
-        message: `Not listed: typeOfDataSet is "${d.header.process?.typeOfDataSet ?? '(missing)'}", not "EPD". The dataset is still served at resource/processes/${d.header.uuid} for clients that reference it.`,
-      });
+      }));
     }
   }
   return { byType, epds, documents, findings, stats };

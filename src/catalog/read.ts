@@ -5,6 +5,7 @@ import { decodeXml } from '../parse/safety.js';
 import { readIndexOnly } from '../parse/body.js';
 import { parseXml, position, type ParseResult } from '../parse/xml.js';
 import { checkWellFormed, DEFAULT_SHAPE_LIMITS, type ShapeLimits, type WellFormed } from '../parse/wellformed.js';
+import { finding } from '../messages/finding.js';
 import { findingAt, type InputFile } from '../read/inputs.js';
 import { readInput, ZipEntryError } from '../read/zip.js';
 import { validateDocument } from '../validate/run.js';
@@ -77,7 +78,7 @@ async function readOne(file: InputFile, opts: ReadOptions): Promise<ReadResult> 
   const at = (f: Omit<Finding, 'file'>): Finding => ({ ...findingAt(file), ...f });
   const reject = (findings: Finding[]): ReadResult => ({ outcome: { findings } });
   if (file.size > opts.maxFileSize) {
-    return reject([at({ ruleId: 'input-too-large', severity: 'error', message: `The file is ${mb(file.size)} MB, over the ${mb(opts.maxFileSize)} MB limit; it was not read. Raise limits.maxFileSizeMB in the config (or --max-file-size) if it is genuine.` })]);
+    return reject([at(finding('input-too-large', { case: 'unread', bytes: file.size, limit: opts.maxFileSize }))]);
   }
   let bytes: Buffer;
   try {
@@ -85,17 +86,17 @@ async function readOne(file: InputFile, opts: ReadOptions): Promise<ReadResult> 
     bytes = await readInput(file, opts.maxFileSize);
   } catch (e) {
     if (e instanceof ZipEntryError) {
-      const message =
+      const f =
         e.ruleId === 'input-too-large'
-          ? `The entry ${e.message}, over the ${mb(opts.maxFileSize)} MB limit; it was not read.`
-          : `Entry refused: ${e.message}.`;
-      return reject([at({ ruleId: e.ruleId, severity: 'error', message })]);
+          ? finding('input-too-large', { case: 'entry', detail: e.message, limit: opts.maxFileSize })
+          : finding('zip-entry-corrupt', { detail: e.message });
+      return reject([at(f)]);
     }
     const code = (e as NodeJS.ErrnoException).code ?? 'error';
-    return reject([at({ ruleId: 'input-unreadable', severity: 'error', message: `The file cannot be read (${code}); check its permissions.` })]);
+    return reject([at(finding('input-unreadable', { case: 'file', code }))]);
   }
   if (bytes.length > opts.maxFileSize) {
-    return reject([at({ ruleId: 'input-too-large', severity: 'error', message: `The file is ${mb(bytes.length)} MB, over the ${mb(opts.maxFileSize)} MB limit.` })]);
+    return reject([at(finding('input-too-large', { case: 'read', bytes: bytes.length, limit: opts.maxFileSize }))]);
   }
   return readDocument(bytes, file, opts);
 }
@@ -127,13 +128,14 @@ export function readDocument(
   const quick = (v?.xsd ?? true) || !(v?.structure ?? true) ? readIndexOnly(decoded.text, true) : undefined;
   const parsed: ParseResult = quick ? { ok: true, root: quick.root } : parseXml(decoded.text, { checked: true });
   if (!parsed.ok) {
-    return reject([at({ ruleId: 'xml-malformed', severity: 'error', message: `The XML is not well-formed: ${parsed.message}`, ...(parsed.line ? { line: parsed.line } : {}), ...(parsed.col ? { col: parsed.col } : {}) })]);
+    const where = { ...(parsed.line ? { line: parsed.line } : {}), ...(parsed.col ? { col: parsed.col } : {}) };
+    return reject([at({ ...finding('xml-malformed', { case: 'parser', detail: parsed.message }), ...where })]);
   }
   const extracted = extractDataset(parsed.root);
   if (!extracted.ok) {
     // Category systems and other ILCD side files are not datasets: note them, do not reject.
     if (extracted.findings[0]?.ruleId === 'ilcd-root' && parsed.root.name === 'CategorySystem') {
-      const note = at({ ruleId: 'input-not-dataset', severity: 'info', message: 'Skipped: an ILCD category system, not a dataset.' });
+      const note = at(finding('input-not-dataset', {}));
       return { outcome: outcome({ skipped: true, findings: [note] }) };
     }
     return reject(extracted.findings.map(at));
@@ -144,10 +146,7 @@ export function readDocument(
   const indexSize = JSON.stringify(header).length;
   const maxIndex = opts.shape?.maxIndexKB ?? DEFAULT_SHAPE_LIMITS.maxIndexKB;
   if (indexSize > maxIndex * 1024) {
-    const message =
-      `The index fields of this dataset (names, classifications, comments, references) hold ${(indexSize / 1024).toFixed(0)} KB, ` +
-      `over the ${maxIndex} KB limit: a field carries an oversized value. Not published; raise limits.maxIndexKB if it is genuine.`;
-    return reject([at({ ruleId: 'index-too-large', severity: 'error', message })]);
+    return reject([at(finding('index-too-large', { bytes: indexSize, limitKB: maxIndex }))]);
   }
   // Checks see the entry name (file-name rules), findings get archive + entry.
   const findings = validateDocument(
@@ -159,16 +158,6 @@ export function readDocument(
 }
 
 function wellFormedFinding(wf: Extract<WellFormed, { ok: false }>, text: string): Omit<Finding, 'file'> {
-  const message =
-    wf.ruleId === 'xml-limit'
-      ? `The document was not read: ${wf.message}, beyond what a dataset needs and what can be parsed in bounded memory. ` +
-        'Raise the limit in the config if it is genuine.'
-      : wf.ruleId === 'xml-doctype'
-        ? 'The file declares a DOCTYPE; DTDs are refused for safety and ILCD does not use them: remove the DOCTYPE.'
-        : `The XML is not well-formed: ${wf.message}.`;
-  return { ruleId: wf.ruleId, severity: 'error', message, ...position(text, wf.offset) };
-}
-
-function mb(n: number): string {
-  return (n / 1024 / 1024).toFixed(n < 1024 * 1024 ? 2 : 1);
+  const f = wf.ruleId === 'xml-doctype' ? finding('xml-doctype', {}) : finding(wf.ruleId, { detail: wf.message });
+  return { ...f, ...position(text, wf.offset) };
 }

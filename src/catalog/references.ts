@@ -2,6 +2,7 @@ import { posix } from 'node:path';
 import type { Finding } from '../findings.js';
 import { append } from '../util/append.js';
 import { cmp } from '../findings.js';
+import { finding } from '../messages/finding.js';
 import type { Ref } from '../parse/extract.js';
 import { DATASET_TYPES, typeInfo, type DatasetType } from '../parse/ilcd.js';
 import { findingAt, inputLabel, isSafeDocumentName, type InputFile } from '../read/inputs.js';
@@ -93,13 +94,14 @@ export function checkReferences(catalog: Catalog, opts: { require: boolean; clos
       resolved++;
       return;
     }
-    const text =
+    const params =
       what.type === 'digital file'
-        ? `The digital file "${what.uri}" is not in the input's external_docs folder; clients following /resource/sources/<uuid>/<file> get 404. Add the file to external_docs or correct the @uri.`
-        : `Referenced ${what.type || 'dataset'} ${what.uuid} is not in the input, so /resource/${folderOf(what.type)}/${what.uuid} answers 404; add it (export the EPD with its dependencies) or correct the reference.`;
+        ? ({ case: 'digital-file', uri: what.uri ?? '' } as const)
+        : ({ case: 'dataset', type: what.type, uuid: what.uuid ?? '', folder: folderOf(what.type) } as const);
+    const f = finding('reference-missing', params, { severity, ...findingAt(from.file), xpath });
     // Many EPDs miss the same dataset (an LCIA method not exported): one copy of each message.
-    const message = messages.get(text) ?? (messages.set(text, text), text);
-    missingFindings.push({ ruleId: 'reference-missing', severity, ...findingAt(from.file), xpath, message });
+    f.message = messages.get(f.message) ?? (messages.set(f.message, f.message), f.message);
+    missingFindings.push(f);
   };
 
   for (const epd of catalog.epds) {
@@ -166,7 +168,7 @@ export function checkReferences(catalog: Catalog, opts: { require: boolean; clos
   }
   const used = new Set([...allDocs.values()].map((sd) => sd.file));
   for (const f of catalog.documents) {
-    if (!used.has(f)) findings.push({ ruleId: 'document-unreferenced', severity: 'info', ...findingAt(f), message: 'Not published: no source dataset references this file in referenceToDigitalFile/@uri.' });
+    if (!used.has(f)) findings.push(finding('document-unreferenced', {}, findingAt(f)));
   }
 
   append(findings, missingFindings);

@@ -2,6 +2,7 @@ import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Finding } from '../findings.js';
 import type { HostName } from '../config/hosts.js';
+import { finding } from '../messages/finding.js';
 
 /**
  * Documented limits of the hosts that refuse a site above them (docs/hosting.md#host-limits, with sources).
@@ -82,35 +83,25 @@ export function measureSite(dir: string): SiteMeasure {
 /** One warning per limit the site is above, naming the remedy; hosts without limits give none. */
 export function hostLimitFindings(m: SiteMeasure, hosts: readonly HostName[]): Finding[] {
   const out: Finding[] = [];
-  const warn = (l: HostLimits, message: string) =>
-    out.push({ ruleId: 'host-limit', severity: 'warning', message: `${l.title}: ${message} (limits: ${l.source})` });
-  // The per-EPD ZIP exports are most of a large site: say what dropping them saves.
-  const zips = (what: string) => (m.zipExports ? ` Build with --no-zip-export to drop the per-EPD ZIP exports (${what}),` : '');
-  const count = (n: number) => n.toLocaleString('en');
+  const { zipExports, zipExportBytes } = m;
   for (const h of hosts) {
     const l = HOST_LIMITS[h];
     if (!l) continue;
+    const at = { host: l.title, source: l.source };
     if (l.siteBytes && m.artifactBytes > l.siteBytes) {
-      const over = `the site is ${size(m.artifactBytes)} as published, over the ${size(l.siteBytes)} limit; the deployment may be refused.`;
-      warn(l, `${over}${zips(`${size(m.zipExportBytes)} of it`)} or publish to S3 + CloudFront (no site size limit).`);
+      const bytes = m.artifactBytes;
+      out.push(finding('host-limit', { case: 'site-bytes', ...at, bytes, limit: l.siteBytes, zipExports, zipExportBytes }));
     }
     if (l.files && m.files > l.files) {
-      const over = `the site has ${count(m.files)} files, over the ${count(l.files)} a site may have (Free plan); the upload will fail.`;
-      warn(l, `${over}${zips(`${count(m.zipExports)} files`)} or use a paid plan or S3 + CloudFront.`);
+      out.push(finding('host-limit', { case: 'files', ...at, files: m.files, limit: l.files, zipExports }));
     }
     if (l.fileBytes && m.largest && m.largest.bytes > l.fileBytes) {
-      const over = `${m.largest.path} is ${size(m.largest.bytes)}, over the ${size(l.fileBytes)} a file may be;`;
-      warn(l, `${over} publish to S3 + CloudFront, or drop the file from the inputs.`);
+      out.push(finding('host-limit', { case: 'file-bytes', ...at, path: m.largest.path, bytes: m.largest.bytes, limit: l.fileBytes }));
     }
     const full = m.fullestFolder;
     if (l.filesPerFolder && full && full.entries > l.filesPerFolder) {
-      const over = `${full.path} holds ${count(full.entries)} entries, over the ${count(l.filesPerFolder)} a folder may hold;`;
-      warn(l, `${over} deploys will fail. Publish to S3 + CloudFront or your own nginx/Apache.`);
+      out.push(finding('host-limit', { case: 'folder-entries', ...at, path: full.path, entries: full.entries, limit: l.filesPerFolder }));
     }
   }
   return out;
-}
-
-function size(n: number): string {
-  return n >= 1e9 ? `${(n / 1e9).toFixed(2)} GB` : `${(n / 1e6).toFixed(1)} MB`;
 }

@@ -1,4 +1,5 @@
 import type { Finding } from '../findings.js';
+import { finding } from '../messages/finding.js';
 import { DATASET_TYPES, NS, UUID_RE, VERSION_RE, type DatasetType } from './ilcd.js';
 import { extractLinks, type DatasetLinks } from './links.js';
 import { ref, texts, type LangText, type Ref } from './ref.js';
@@ -60,10 +61,8 @@ export function extractDataset(root: XNode): ExtractResult {
   const info = DATASET_TYPES.find((t) => t.root === root.name && t.ns === root.ns);
   if (!info) {
     const where = root.ns ? `{${root.ns}}${root.name}` : root.name;
-    const hint = root.ns.startsWith('http://lca.jrc.it/ILCD')
-      ? 'it is an ILCD document but not a dataset po-node publishes (process, flow, flow property, unit group, contact, source, LCIA method)'
-      : 'it is not an ILCD dataset: the root must be e.g. processDataSet in namespace http://lca.jrc.it/ILCD/Process';
-    return fail('ilcd-root', `Unknown root element ${where}: ${hint}.`, `/${root.name}`);
+    const kind = root.ns.startsWith('http://lca.jrc.it/ILCD') ? 'ilcd-other' : 'not-ilcd';
+    return { ok: false, findings: [{ ...finding('ilcd-root', { case: kind, root: where }), xpath: `/${root.name}` }] };
   }
   const ns = info.ns;
   const dsi = at(root, [ns, info.info], [ns, 'dataSetInformation']);
@@ -72,16 +71,16 @@ export function extractDataset(root: XNode): ExtractResult {
   const findings: Omit<Finding, 'file'>[] = [];
   const uuid = uuidNode?.text.trim() ?? '';
   if (!uuidNode || uuid === '') {
-    findings.push(err('ilcd-uuid', 'The dataset has no UUID; add common:UUID to dataSetInformation.', uuidXpath));
+    findings.push({ ...finding('ilcd-uuid', { case: 'missing' }), xpath: uuidXpath });
   } else if (!UUID_RE.test(uuid)) {
-    findings.push(err('ilcd-uuid', `The UUID "${clip(uuid)}" is not a UUID (expected 8-4-4-4-12 hexadecimal digits, e.g. 2eb43850-0ab2-4068-afe5-218d69a096f8).`, uuidXpath));
+    findings.push({ ...finding('ilcd-uuid', { case: 'invalid', value: clip(uuid) }), xpath: uuidXpath });
   }
   const versionXpath = `/${root.name}/administrativeInformation/publicationAndOwnership/common:dataSetVersion`;
   const version = at(root, [ns, 'administrativeInformation'], [ns, 'publicationAndOwnership'], [C, 'dataSetVersion'])?.text.trim() ?? '';
   if (version === '') {
-    findings.push(err('ilcd-version', 'The dataset has no version; add common:dataSetVersion (e.g. 01.00.000) to publicationAndOwnership.', versionXpath));
+    findings.push({ ...finding('ilcd-version', { case: 'missing' }), xpath: versionXpath });
   } else if (!VERSION_RE.test(version)) {
-    findings.push(err('ilcd-version', `The dataset version "${clip(version)}" does not match the ILCD pattern NN.NN.NNN (e.g. 01.00.000).`, versionXpath));
+    findings.push({ ...finding('ilcd-version', { case: 'invalid', value: clip(version) }), xpath: versionXpath });
   }
   if (findings.length) return { ok: false, findings };
 
@@ -195,10 +194,3 @@ function clip(s: string): string {
   return s.length > 60 ? `${s.slice(0, 57)}...` : s;
 }
 
-function err(ruleId: string, message: string, xpath: string): Omit<Finding, 'file'> {
-  return { ruleId, severity: 'error', message, xpath };
-}
-
-function fail(ruleId: string, message: string, xpath: string): ExtractResult {
-  return { ok: false, findings: [err(ruleId, message, xpath)] };
-}

@@ -1,4 +1,5 @@
 import type { Finding } from '../findings.js';
+import { finding } from '../messages/finding.js';
 
 export type DecodeResult = { ok: true; text: string } | { ok: false; finding: Omit<Finding, 'file'> };
 
@@ -10,33 +11,27 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
  * expansion bombs and external entities without trusting the parser's own limits.
  */
 export function decodeXml(bytes: Uint8Array): DecodeResult {
-  if (bytes.length === 0) return fail('xml-empty', 'The file is empty (0 bytes); export the dataset again.');
+  if (bytes.length === 0) return fail(finding('xml-empty', { case: 'empty' }));
   const b0 = bytes[0], b1 = bytes[1];
   if ((b0 === 0xff && b1 === 0xfe) || (b0 === 0xfe && b1 === 0xff) || (bytes.length > 1 && (b0 === 0 || b1 === 0))) {
-    return fail('xml-encoding', 'The file is UTF-16 (or UTF-32) encoded; ILCD nodes serve UTF-8: re-save it as UTF-8.');
+    return fail(finding('xml-encoding', { case: 'utf16' }));
   }
   let text: string;
   try {
     text = utf8.decode(bytes); // strips a UTF-8 BOM
   } catch {
     const at = firstInvalidUtf8(bytes);
-    return fail('xml-encoding', `The file is not valid UTF-8 (first bad byte at offset ${at}); re-save it as UTF-8.`, lineOfOffset(bytes, at));
+    return fail(finding('xml-encoding', { case: 'invalid', offset: at }), lineOfOffset(bytes, at));
   }
-  if (text.trim() === '') return fail('xml-empty', 'The file holds only white space; export the dataset again.');
+  if (text.trim() === '') return fail(finding('xml-empty', { case: 'white-space' }));
   const decl = /^\s*<\?xml\b[^>]*?\bencoding\s*=\s*["']([^"']+)["']/.exec(text);
   if (decl && !/^utf-?8$/i.test(decl[1]!)) {
-    return fail('xml-encoding', `The XML declaration says encoding="${decl[1]}"; only UTF-8 is accepted: re-save the file as UTF-8 and fix the declaration.`, 1);
+    return fail(finding('xml-encoding', { case: 'declared', encoding: decl[1]! }), 1);
   }
   const doctype = findDoctype(text);
   if (doctype >= 0) {
     const internal = /<!ENTITY/i.test(text.slice(doctype, doctype + 65536));
-    return fail(
-      'xml-doctype',
-      internal
-        ? 'The file declares a DOCTYPE with entities; entity declarations are refused (entity expansion and external entities are unsafe): remove the DOCTYPE.'
-        : 'The file declares a DOCTYPE; DTDs are refused for safety and ILCD does not use them: remove the DOCTYPE.',
-      lineOf(text, doctype),
-    );
+    return fail(finding('xml-doctype', internal ? { case: 'entities' } : {}), lineOf(text, doctype));
   }
   return { ok: true, text };
 }
@@ -91,6 +86,6 @@ export function lineOf(text: string, offset: number): number {
   return line;
 }
 
-function fail(ruleId: string, message: string, line?: number): DecodeResult {
-  return { ok: false, finding: { ruleId, severity: 'error', message, ...(line ? { line } : {}) } };
+function fail(f: Finding, line?: number): DecodeResult {
+  return { ok: false, finding: { ...f, ...(line ? { line } : {}) } };
 }

@@ -3,6 +3,7 @@ import { Interner } from '../catalog/intern.js';
 import { checkReferences, type ReferenceReport } from '../catalog/references.js';
 import { loadConfig, type ConfigOverrides, type ResolvedConfig } from '../config/load.js';
 import { countFindings, sortFindings, type Finding } from '../findings.js';
+import { finding } from '../messages/finding.js';
 import { discoverInputs, type InputFile } from '../read/inputs.js';
 import { expandZips } from '../read/zip.js';
 import { append } from '../util/append.js';
@@ -82,11 +83,7 @@ export async function readStage(opts: ReadStageOptions = {}, hooks: ReadStageHoo
   opts.onProgress?.({ phase: 'discover', files: discovery.files.length });
   const configFindings: Finding[] = [];
   if (!cfg.baseUrl) {
-    configFindings.push({
-      ruleId: 'config-base-url',
-      severity: 'warning',
-      message: 'No base URL set: links in the lists and nodeinfo are root-relative (/resource/...). Set --base-url or "baseUrl" to the public URL before registering the node with ECO Platform.',
-    });
+    configFindings.push(finding('config-base-url', {}));
   }
   const interner = new Interner();
   const cache = await hooks.openCache?.(cfg, interner, now);

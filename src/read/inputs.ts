@@ -4,6 +4,7 @@ import { globby, isDynamicPattern } from 'globby';
 import { InputError } from '../errors.js';
 import type { Finding } from '../findings.js';
 import { cmp } from '../findings.js';
+import { finding } from '../messages/finding.js';
 import { isInside, toDisplay, toPosix } from '../util/paths.js';
 
 export type InputKind = 'xml' | 'document' | 'zip' | 'other';
@@ -59,13 +60,11 @@ export async function discoverInputs(inputs: readonly string[], cwd: string): Pr
     }
     if (st && !st.isDirectory()) {
       // A FIFO, socket or device named as an input: reading could block or never end.
-      const message = `It is ${specialKind(st)}, not a regular file; it was not read: name the dataset file or its folder.`;
-      findings.push({ ruleId: 'input-unreadable', severity: 'error', file: show(abs), message });
+      findings.push(finding('input-unreadable', { case: 'special', kind: specialKind(st) }, { file: show(abs) }));
       continue;
     }
     if (!st && statError !== 'ENOENT' && statError !== 'ENOTDIR' && !isDynamicPattern(toPosix(relative(cwd, abs)))) {
-      const message = `The input cannot be accessed (${statError ?? 'error'}); it was not read: check its permissions and its folders'.`;
-      findings.push({ ruleId: 'input-unreadable', severity: 'error', file: show(abs), message });
+      findings.push(finding('input-unreadable', { case: 'input', code: statError ?? 'error' }, { file: show(abs) }));
       continue;
     }
     if (st?.isDirectory()) {
@@ -95,7 +94,7 @@ export async function discoverInputs(inputs: readonly string[], cwd: string): Pr
   const files = [...byAbs.values()].sort((a, b) => cmp(a.path, b.path));
   for (const f of files) {
     if (f.kind === 'other' && f.entry === undefined) {
-      findings.push({ ruleId: 'input-not-xml', severity: 'info', file: f.path, message: 'Skipped: not an XML file (only .xml datasets are read).' });
+      findings.push(finding('input-not-xml', {}, { file: f.path }));
     }
   }
   return { files, findings };
@@ -120,21 +119,18 @@ function walkFolder(dir: string, w: Walk): void {
     names = readdirSync(dir, { withFileTypes: true, encoding: 'buffer' });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code ?? 'error';
-    const message = `The folder cannot be read (${code}); no file in it was read: check its permissions.`;
-    findings.push({ ruleId: 'input-unreadable', severity: 'error', file: show(dir), message });
+    findings.push(finding('input-unreadable', { case: 'folder', code }, { file: show(dir) }));
     return;
   }
   for (const d of names) {
     const name = utf8Name(d.name);
     if (name === undefined) {
-      const message = 'The file name is not valid UTF-8; it was not read (paths and reports are UTF-8): rename it.';
-      findings.push({ ruleId: 'input-name-encoding', severity: 'error', file: show(join(dir, escapedName(d.name))), message });
+      findings.push(finding('input-name-encoding', {}, { file: show(join(dir, escapedName(d.name))) }));
       continue;
     }
     const file = join(dir, name);
     if (name.startsWith('.')) {
-      const message = `Skipped: hidden ${d.isDirectory() ? 'folder' : 'file'} (the name starts with a dot).`;
-      findings.push({ ruleId: 'input-hidden', severity: 'info', file: show(file), message });
+      findings.push(finding('input-hidden', { kind: d.isDirectory() ? 'folder' : 'file' }, { file: show(file) }));
       continue;
     }
     if (d.isDirectory()) walkFolder(file, w);
@@ -148,22 +144,13 @@ function addEntry(file: string, d: { isFile(): boolean; isSymbolicLink(): boolea
   if (d.isSymbolicLink()) {
     const target = safeRealpath(file);
     if (!target || !isInside(root, target)) {
-      findings.push({
-        ruleId: 'input-symlink',
-        severity: 'warning',
-        file: show(file),
-        message: target
-          ? `Symbolic link not followed: it points outside the input folder (to ${target}).`
-          : 'Symbolic link not followed: its target does not exist.',
-      });
+      findings.push(finding('input-symlink', target ? { case: 'outside', target } : { case: 'dangling' }, { file: show(file) }));
       return;
     }
     const tst = statSync(target);
     if (!tst.isFile()) {
-      const message = tst.isDirectory()
-        ? 'Symbolic link to a folder not followed: name the folder itself as an input.'
-        : `Symbolic link not followed: it points to ${specialKind(tst)}, not a regular file.`;
-      findings.push({ ruleId: 'input-symlink', severity: 'warning', file: show(file), message });
+      const params = tst.isDirectory() ? ({ case: 'folder' } as const) : ({ case: 'special', kind: specialKind(tst) } as const);
+      findings.push(finding('input-symlink', params, { file: show(file) }));
       return;
     }
     byAbs.set(file, { path: show(file), abs: file, size: tst.size, kind: kindOf(file) });
@@ -171,8 +158,7 @@ function addEntry(file: string, d: { isFile(): boolean; isSymbolicLink(): boolea
   }
   if (!d.isFile()) {
     // FIFOs, sockets, devices: reading could block or never end; say so instead of dropping the file silently.
-    const message = 'Not a regular file (a FIFO, socket or device); it was not read: replace it with the dataset file.';
-    findings.push({ ruleId: 'input-unreadable', severity: 'error', file: show(file), message });
+    findings.push(finding('input-unreadable', { case: 'special-entry' }, { file: show(file) }));
     return;
   }
   let size = 0;

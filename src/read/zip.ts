@@ -3,6 +3,8 @@ import { open, readFile, type FileHandle } from 'node:fs/promises';
 import { Inflate } from 'fflate';
 import type { Finding } from '../findings.js';
 import { cmp } from '../findings.js';
+import type { Code, ParamsOf } from '../messages/catalog.js';
+import { finding } from '../messages/finding.js';
 import type { InputFile, InputKind, ZipEntryRef } from './inputs.js';
 import { append } from '../util/append.js';
 
@@ -35,7 +37,7 @@ interface CentralEntry extends ZipEntryRef {
 export class ZipEntryError extends Error {
   constructor(
     message: string,
-    readonly ruleId = 'zip-entry-corrupt',
+    readonly ruleId: 'zip-entry-corrupt' | 'input-too-large' = 'zip-entry-corrupt',
   ) {
     super(message);
   }
@@ -71,10 +73,10 @@ export async function readZip(
   budget = { left: limits.maxTotalSize },
 ): Promise<{ files: InputFile[]; findings: Finding[] }> {
   const findings: Finding[] = [];
-  const bad = (ruleId: string, message: string, entry?: string, severity: Finding['severity'] = 'error') =>
-    findings.push({ ruleId, severity, file: zip.path, ...(entry !== undefined ? { entry } : {}), message });
+  const bad = <C extends Code>(code: C, params: ParamsOf<C>, entry?: string) =>
+    findings.push(finding(code, params, { file: zip.path, ...(entry !== undefined ? { entry } : {}) }));
   if (zip.size > limits.maxArchiveSize) {
-    bad('zip-too-large', `The archive is ${mb(zip.size)} MB, over the ${mb(limits.maxArchiveSize)} MB limit; it was not read. Raise limits.maxZipSizeMB if it is genuine.`);
+    bad('zip-too-large', { case: 'archive', bytes: zip.size, limit: limits.maxArchiveSize });
     return { files: [], findings };
   }
   let entries: CentralEntry[];
@@ -87,9 +89,9 @@ export async function readZip(
     }
   } catch (e) {
     if (e instanceof ZipEntryError) {
-      bad('zip-malformed', `Not a readable ZIP archive (${e.message}); re-export it or unpack it into a folder.`);
+      bad('zip-malformed', { detail: e.message });
     } else {
-      bad('input-unreadable', `The file cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'}); check its permissions.`);
+      bad('input-unreadable', { case: 'file', code: (e as NodeJS.ErrnoException).code ?? 'error' });
     }
     return { files: [], findings };
   }
@@ -98,43 +100,39 @@ export async function readZip(
     if (e.name.endsWith('/')) continue; // folder entry
     const unsafe = unsafeEntryName(e.name);
     if (unsafe) {
-      bad('zip-entry-unsafe', `Entry refused: its name ${unsafe}; an ILCD export only holds relative paths such as ILCD/processes/<uuid>.xml.`, e.name);
+      bad('zip-entry-unsafe', { reason: unsafe }, e.name);
       continue;
     }
     const name = e.name.replace(/^\.\//, '');
     const kind = entryKind(name);
     if (kind === 'other') {
-      findings.push({ ruleId: 'input-not-xml', severity: 'info', file: zip.path, entry: name, message: 'Skipped: not an XML file (only .xml datasets are read).' });
+      bad('input-not-xml', {}, name);
       // Listed (not read) so it counts as skipped, as the same file in a folder does.
       files.push({ path: zip.path, abs: zip.abs, entry: name, size: e.size, kind });
       continue;
     }
     if (e.flags & 0x1) {
-      bad('zip-entry-encrypted', 'Entry refused: it is encrypted; export the data without a password.', name);
+      bad('zip-entry-encrypted', {}, name);
       continue;
     }
     if (e.method !== 0 && e.method !== 8) {
-      bad('zip-entry-unsupported', `Entry refused: compression method ${e.method} is not supported (only stored and deflate); re-export with standard ZIP compression.`, name);
+      bad('zip-entry-unsupported', { method: e.method }, name);
       continue;
     }
     if (e.method === 0 && e.compressedSize !== e.size) {
-      bad('zip-entry-corrupt', 'Entry refused: a stored entry with inconsistent sizes.', name);
+      bad('zip-entry-corrupt', { case: 'stored' }, name);
       continue;
     }
     if (e.size > limits.maxEntrySize) {
-      bad('zip-entry-too-large', `Entry refused: it unpacks to ${mb(e.size)} MB, over the ${mb(limits.maxEntrySize)} MB limit.`, name);
+      bad('zip-entry-too-large', { bytes: e.size, limit: limits.maxEntrySize }, name);
       continue;
     }
     if (e.compressedSize > 0 && e.size / e.compressedSize > limits.maxRatio && e.size > 1024 * 1024) {
-      bad('zip-entry-ratio', `Entry refused: it unpacks ${Math.round(e.size / e.compressedSize)} times its compressed size (limit ${limits.maxRatio}), which is how zip bombs look.`, name);
+      bad('zip-entry-ratio', { ratio: Math.round(e.size / e.compressedSize), limit: limits.maxRatio }, name);
       continue;
     }
     if (e.size > budget.left) {
-      const limit = mb(limits.maxTotalSize);
-      const message =
-        `ZIP contents of this build exceed ${limit} MB uncompressed (limits.maxZipTotalSizeMB); ` +
-        'this entry and the rest were not read.';
-      bad('zip-too-large', message, name);
+      bad('zip-too-large', { case: 'total', limit: limits.maxTotalSize }, name);
       budget.left = 0;
       break;
     }
@@ -262,8 +260,4 @@ export function inputBytes(f: InputFile, cap = Infinity): Buffer {
 /** inputBytes, with files read asynchronously. */
 export async function readInput(f: InputFile, cap = Infinity): Promise<Buffer> {
   return f.zip ? inputBytes(f, cap) : readFile(f.abs);
-}
-
-function mb(n: number): string {
-  return (n / 1024 / 1024).toFixed(n < 1024 * 1024 ? 2 : 1);
 }

@@ -1,6 +1,6 @@
 import type { Rule } from './types.js';
 
-export const ecoClassification: Rule = {
+export const ecoClassification: Rule<'eco-classification'> = {
   id: 'eco-classification',
   level: 4,
   severity: 'warning',
@@ -8,6 +8,6 @@ export const ecoClassification: Rule = {
   source: 'DDR v2 draft (Freeclass classID/class name, required); ECO Platform mandatory classification for ECO EPDs; ECO Portal API search field',
   check({ process }) {
     if (process.classifications.some((c) => c.classes.some((k) => k.name !== ''))) return [];
-    return [{ element: 'dataSetInformation', xpath: '/processDataSet/processInformation/dataSetInformation/classificationInformation/common:classification', message: 'No classification: add classificationInformation/common:classification with its common:class entries (ECO Platform asks for a Freeclass classification next to national ones) so the EPD can be found by category.' }];
+    return [{ element: 'dataSetInformation', xpath: '/processDataSet/processInformation/dataSetInformation/classificationInformation/common:classification', params: {} }];
   },
 };

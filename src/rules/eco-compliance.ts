@@ -4,7 +4,7 @@ import type { Rule } from './types.js';
 /** EN 15804 compliance-system source UUIDs (InData doc/identifiers/Common_references.csv). */
 export const EN15804 = ['b00f9ec0-7874-11e3-981f-0800200c9a66', 'c0016b33-8cf7-415c-ac6e-deba0d21440d', 'd4aa3ec7-b1d7-4a4a-a6cb-37af88dcc902'];
 
-export const ecoCompliance: Rule = {
+export const ecoCompliance: Rule<'eco-compliance'> = {
   id: 'eco-compliance',
   level: 4,
   severity: 'warning',
@@ -16,7 +16,7 @@ export const ecoCompliance: Rule = {
     return [{
       element: found.length ? 'complianceDeclarations' : 'modellingAndValidation',
       xpath: '/processDataSet/modellingAndValidation/complianceDeclarations/compliance/common:referenceToComplianceSystem',
-      message: `No compliance with EN 15804 is declared${found.length ? ` (found: ${found.join('; ')})` : ''}; add a compliance declaration referencing EN 15804+A2 (c0016b33-8cf7-415c-ac6e-deba0d21440d) or +A1 (b00f9ec0-7874-11e3-981f-0800200c9a66).`,
+      params: { found: found as string[] },
     }];
   },
 };

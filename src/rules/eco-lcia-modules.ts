@@ -4,7 +4,7 @@ import type { Rule, RuleHit } from './types.js';
 export const MODULES = ['A1', 'A2', 'A3', 'A1-A3', 'A4', 'A5', 'B1', 'B2', 'B3', 'B4', 'B5', 'B6', 'B7', 'C1', 'C2', 'C3', 'C4', 'D'];
 const XPATH = '/processDataSet/LCIAResults/LCIAResult/common:other/epd:amount';
 
-export const ecoLciaModules: Rule = {
+export const ecoLciaModules: Rule<'eco-lcia-modules'> = {
   id: 'eco-lcia-modules',
   level: 4,
   severity: 'warning',
@@ -15,16 +15,16 @@ export const ecoLciaModules: Rule = {
     const results = body.lciaResults;
     const amounts = body.amountModules;
     if (amounts.length === 0) {
-      return [{ element: results ? 'LCIAResults' : 'exchanges', xpath: XPATH, message: results ? 'The LCIA results have no per-module values; add epd:amount elements with epd:module (e.g. A1-A3, C4, D) to each LCIAResult\'s common:other.' : 'No LCIA results: add LCIAResults with one LCIAResult per impact indicator and epd:amount values per module.' }];
+      return [{ element: results ? 'LCIAResults' : 'exchanges', xpath: XPATH, params: { case: results ? 'no-amounts' : 'no-results' } }];
     }
-    const hits: RuleHit[] = [];
+    const hits: RuleHit<'eco-lcia-modules'>[] = [];
     const bad = new Set<string>();
     for (const m of amounts) {
       if (m === undefined || m === '') bad.add('(missing)');
       else if (!MODULES.includes(m)) bad.add(m);
     }
     if (bad.size) {
-      hits.push({ element: 'LCIAResults', xpath: `${XPATH}/@epd:module`, message: `Module codes not in the ILCD+EPD list: ${[...bad].join(', ')}; use ${MODULES.join(', ')}.` });
+      hits.push({ element: 'LCIAResults', xpath: `${XPATH}/@epd:module`, params: { case: 'unknown-modules', modules: [...bad], allowed: MODULES } });
     }
     return hits;
   },

@@ -4,7 +4,7 @@ const XPATH = '/processDataSet/processInformation/geography/locationOfOperationS
 // ILCD location codes: ISO 3166-1 alpha-2 (optionally with a subdivision), and the ILCDLocations.xml regions.
 const CODE = /^(?:[A-Z]{2}(?:-[A-Z0-9]{1,3})?|GLO|RoW|RER|RNA|RLA|RAS|RAF|RME|WEU|OCE|EU-\d{2}(?:\+\d)?|EFTA|UN-[A-Z]+)$/;
 
-export const ecoLocation: Rule = {
+export const ecoLocation: Rule<'eco-location'> = {
   id: 'eco-location',
   level: 4,
   severity: 'warning',
@@ -12,8 +12,8 @@ export const ecoLocation: Rule = {
   source: 'DDR v2 draft B.11.1.1 (region, ISO 3166 / UN M49, required); ILCD ILCDLocations.xml; ECO Portal API search field "location"',
   check({ process }) {
     const loc = process.location;
-    if (loc === undefined) return [{ element: 'geography', near: 'processInformation', xpath: XPATH, message: 'No location: add geography/locationOfOperationSupplyOrProduction with @location, an ISO 3166 country code (e.g. DE) or a region code (RER for Europe, GLO for global).' }];
-    if (!CODE.test(loc)) return [{ element: 'locationOfOperationSupplyOrProduction', xpath: XPATH, message: `The location "${loc.length > 40 ? `${loc.slice(0, 37)}...` : loc}" is not an ILCD location code; use an ISO 3166 country code (e.g. DE) or a region code (RER, GLO).` }];
+    if (loc === undefined) return [{ element: 'geography', near: 'processInformation', xpath: XPATH, params: { case: 'missing' } }];
+    if (!CODE.test(loc)) return [{ element: 'locationOfOperationSupplyOrProduction', xpath: XPATH, params: { case: 'invalid', value: loc.length > 40 ? `${loc.slice(0, 37)}...` : loc } }];
     return [];
   },
 };

@@ -1,6 +1,6 @@
 import type { Rule } from './types.js';
 
-export const ecoNameEn: Rule = {
+export const ecoNameEn: Rule<'eco-name-en'> = {
   id: 'eco-name-en',
   level: 4,
   severity: 'warning',
@@ -8,6 +8,6 @@ export const ecoNameEn: Rule = {
   source: 'ECO Portal is searched in English; DDR v2 draft B.1.2.1 (product name); ILCD default xml:lang "en"',
   check({ process }) {
     if (process.names.length === 0 || process.names.some((n) => n.lang === 'en' || n.lang.startsWith('en-'))) return [];
-    return [{ element: 'baseName', xpath: '/processDataSet/processInformation/dataSetInformation/name/baseName', message: `No English name (found: ${process.names.map((n) => n.lang).join(', ')}); add name/baseName with xml:lang="en" so the EPD can be found on the ECO Portal.` }];
+    return [{ element: 'baseName', xpath: '/processDataSet/processInformation/dataSetInformation/name/baseName', params: { languages: process.names.map((n) => n.lang) } }];
   },
 };

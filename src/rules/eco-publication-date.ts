@@ -2,7 +2,7 @@ import type { Rule } from './types.js';
 
 const XPATH = '/processDataSet/processInformation/time/common:other/epd2:publicationDateOfEPD';
 
-export const ecoPublicationDate: Rule = {
+export const ecoPublicationDate: Rule<'eco-publication-date'> = {
   id: 'eco-publication-date',
   level: 4,
   severity: 'warning',
@@ -11,10 +11,10 @@ export const ecoPublicationDate: Rule = {
   check({ process }) {
     const d = process.publicationDate;
     if (d === undefined) {
-      return [{ element: 'time', xpath: XPATH, message: 'No publication date: add epd2:publicationDateOfEPD (YYYY-MM-DD) to time/common:other (ILCD+EPD format 1.2).' }];
+      return [{ element: 'time', xpath: XPATH, params: { case: 'missing' } }];
     }
     if (!/^\d{4}-\d{2}-\d{2}(Z|[+-]\d{2}:\d{2})?$/.test(d) || Number.isNaN(Date.parse(d.slice(0, 10)))) {
-      return [{ severity: 'error', element: 'publicationDateOfEPD', xpath: XPATH, message: `The publication date "${d}" is not a date of the form YYYY-MM-DD; the portal cannot sort or filter by it: correct it.` }];
+      return [{ severity: 'error', element: 'publicationDateOfEPD', xpath: XPATH, params: { case: 'invalid', value: d } }];
     }
     return [];
   },

@@ -1,11 +1,11 @@
 import { NS } from '../parse/ilcd.js';
 import { at, attr, child, childrenOf } from '../parse/xml.js';
-import type { Rule } from './types.js';
+import type { Rule, RuleHit } from './types.js';
 
 const P = NS.process;
 const QREF = '/processDataSet/processInformation/quantitativeReference/referenceToReferenceFlow';
 
-export const ecoReferenceFlow: Rule = {
+export const ecoReferenceFlow: Rule<'eco-reference-flow'> = {
   id: 'eco-reference-flow',
   level: 4,
   severity: 'error',
@@ -15,25 +15,25 @@ export const ecoReferenceFlow: Rule = {
     const qref = at(root, [P, 'processInformation'], [P, 'quantitativeReference']);
     const ids = childrenOf(qref, P, 'referenceToReferenceFlow').map((n) => n.text.trim()).filter(Boolean);
     if (ids.length === 0) {
-      return [{ element: qref ? 'quantitativeReference' : 'processInformation', xpath: QREF, message: 'No reference flow: add quantitativeReference/referenceToReferenceFlow with the dataSetInternalID of the exchange holding the declared unit; without it the declared unit cannot be shown.' }];
+      return [{ element: qref ? 'quantitativeReference' : 'processInformation', xpath: QREF, params: { case: 'missing' } }];
     }
     const exchanges = childrenOf(child(root, P, 'exchanges'), P, 'exchange');
-    const hits = [];
+    const hits: RuleHit<'eco-reference-flow'>[] = [];
     for (const id of ids) {
       const k = exchanges.findIndex((e) => attr(e, 'dataSetInternalID')?.trim() === id);
       const ex = exchanges[k];
       if (!ex) {
-        hits.push({ element: 'referenceToReferenceFlow', xpath: QREF, message: `The reference flow points to exchange ${id}, but no exchange has dataSetInternalID="${id}"; point it at the exchange of the declared product.` });
+        hits.push({ element: 'referenceToReferenceFlow', xpath: QREF, params: { case: 'dangling', id } });
         continue;
       }
       const xp = `/processDataSet/exchanges/exchange[@dataSetInternalID='${id}']`;
       const flowRef = child(ex, P, 'referenceToFlowDataSet');
       if (!flowRef || !attr(flowRef, 'refObjectId')) {
-        hits.push({ element: 'exchange', nth: k, xpath: `${xp}/referenceToFlowDataSet`, message: `The reference exchange ${id} does not reference a product flow; add referenceToFlowDataSet with the flow's refObjectId (the flow carries the declared unit).` });
+        hits.push({ element: 'exchange', nth: k, xpath: `${xp}/referenceToFlowDataSet`, params: { case: 'no-flow', id } });
       }
       const amount = (child(ex, P, 'meanAmount') ?? child(ex, P, 'resultingAmount'))?.text.trim();
       if (!amount || Number.isNaN(Number(amount))) {
-        hits.push({ severity: 'warning' as const, element: 'exchange', nth: k, xpath: `${xp}/meanAmount`, message: `The reference exchange ${id} has no numeric meanAmount; give the quantity of the declared unit (usually 1).` });
+        hits.push({ severity: 'warning' as const, element: 'exchange', nth: k, xpath: `${xp}/meanAmount`, params: { case: 'no-amount', id } });
       }
     }
     return hits;

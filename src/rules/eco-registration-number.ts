@@ -3,7 +3,7 @@ import type { Rule } from './types.js';
 // The DDR exempts generic and representative data (and templates are not real declarations).
 const EXEMPT = ['generic dataset', 'representative dataset', 'template dataset'];
 
-export const ecoRegistrationNumber: Rule = {
+export const ecoRegistrationNumber: Rule<'eco-registration-number'> = {
   id: 'eco-registration-number',
   level: 4,
   severity: 'warning',
@@ -11,6 +11,6 @@ export const ecoRegistrationNumber: Rule = {
   source: 'DDR v2 draft D.4.6 (registration number, required except generic/representative)',
   check({ process }) {
     if (process.registrationNumber !== undefined || (process.subType && EXEMPT.includes(process.subType))) return [];
-    return [{ element: 'publicationAndOwnership', xpath: '/processDataSet/administrativeInformation/publicationAndOwnership/common:registrationNumber', message: 'No registration number: add common:registrationNumber (the programme operator\'s EPD number, e.g. EPD-IBU-2022-001) to publicationAndOwnership.' }];
+    return [{ element: 'publicationAndOwnership', xpath: '/processDataSet/administrativeInformation/publicationAndOwnership/common:registrationNumber', params: {} }];
   },
 };

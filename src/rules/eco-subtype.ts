@@ -3,7 +3,7 @@ import type { Rule } from './types.js';
 const XPATH = '/processDataSet/modellingAndValidation/LCIMethodAndAllocation/common:other/epd:subType';
 export const SUBTYPES = ['specific dataset', 'average dataset', 'representative dataset', 'template dataset', 'generic dataset'];
 
-export const ecoSubtype: Rule = {
+export const ecoSubtype: Rule<'eco-subtype'> = {
   id: 'eco-subtype',
   level: 4,
   severity: 'warning',
@@ -11,8 +11,8 @@ export const ecoSubtype: Rule = {
   source: 'DDR v2 draft C.1.4 (dataset specificity, required); EPD_Extensions_2013.xsd SubTypeValues',
   check({ process }) {
     const s = process.subType;
-    if (s === undefined) return [{ element: 'LCIMethodAndAllocation', xpath: XPATH, message: `No dataset specificity: add epd:subType to LCIMethodAndAllocation/common:other (one of ${SUBTYPES.map((v) => `"${v}"`).join(', ')}).` }];
-    if (!SUBTYPES.includes(s)) return [{ severity: 'error', element: 'subType', xpath: XPATH, message: `epd:subType "${s}" is not one of ${SUBTYPES.map((v) => `"${v}"`).join(', ')}; the portal cannot classify the EPD: correct the value.` }];
+    if (s === undefined) return [{ element: 'LCIMethodAndAllocation', xpath: XPATH, params: { case: 'missing', allowed: SUBTYPES } }];
+    if (!SUBTYPES.includes(s)) return [{ severity: 'error', element: 'subType', xpath: XPATH, params: { case: 'invalid', value: s, allowed: SUBTYPES } }];
     return [];
   },
 };

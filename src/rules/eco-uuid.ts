@@ -3,7 +3,7 @@ import { at } from '../parse/xml.js';
 import type { Rule } from './types.js';
 
 /** Malformed UUIDs are already rejected at level 2 (ilcd-uuid); this adds the canonical form. */
-export const ecoUuid: Rule = {
+export const ecoUuid: Rule<'eco-uuid'> = {
   id: 'eco-uuid',
   level: 4,
   severity: 'warning',
@@ -12,7 +12,7 @@ export const ecoUuid: Rule = {
   check({ dataset, root }) {
     const raw = at(root, [NS.process, 'processInformation'], [NS.process, 'dataSetInformation'], [NS.common, 'UUID'])?.text.trim() ?? '';
     if (raw && raw !== raw.toLowerCase()) {
-      return [{ element: 'UUID', xpath: '/processDataSet/processInformation/dataSetInformation/common:UUID', message: `The UUID "${raw}" has upper-case letters; it is published as ${dataset.uuid}: write it in lower case so links from other systems match.` }];
+      return [{ element: 'UUID', xpath: '/processDataSet/processInformation/dataSetInformation/common:UUID', params: { value: raw, uuid: dataset.uuid } }];
     }
     return [];
   },

@@ -1,4 +1,5 @@
 import type { Finding } from '../findings.js';
+import { findingOf } from '../messages/finding.js';
 import { locateElement } from '../parse/locate.js';
 import { ecoClassification } from './eco-classification.js';
 import { ecoCompliance } from './eco-compliance.js';
@@ -40,13 +41,14 @@ export function runRules(ctx: RuleContext, rules: readonly Rule[] = RULES): Find
     try {
       hits = rule.check(ctx);
     } catch (e) {
-      out.push({ ruleId: rule.id, severity: 'warning', file: ctx.file, message: `Rule ${rule.id} could not run on this file (${(e as Error).message}); please report this as a po-node bug.` });
+      out.push(findingOf(rule.id, { case: 'crash', detail: (e as Error).message }, { severity: 'warning', file: ctx.file }));
       continue;
     }
     for (const h of hits) {
       // The element itself, else the nearest enclosing element the rule names (e.g. the parent of a missing field).
       const pos = (h.element ? locateElement(ctx.text, h.element, h.nth ?? 0) : undefined) ?? (h.near ? locateElement(ctx.text, h.near) : undefined);
-      out.push({ ruleId: rule.id, severity: h.severity ?? rule.severity, file: ctx.file, ...(pos ? { line: pos.line, col: pos.col } : {}), xpath: h.xpath, message: h.message });
+      const at = pos ? { line: pos.line, col: pos.col } : {};
+      out.push(findingOf(rule.id, h.params, { severity: h.severity ?? rule.severity, file: ctx.file, ...at, xpath: h.xpath }));
     }
   }
   return out;

@@ -1,4 +1,5 @@
 import type { Finding, Severity } from '../findings.js';
+import type { ParamsFor, RuleCode } from '../messages/catalog.js';
 import type { DatasetHeader, ProcessIndex } from '../parse/extract.js';
 import type { BodyFacts } from '../parse/body.js';
 import type { XNode } from '../parse/xml.js';
@@ -17,9 +18,10 @@ export interface RuleContext {
   now: Date;
 }
 
-/** A finding without the parts the runner fills in (rule id, file, default severity). */
-export interface RuleHit {
-  message: string;
+/** A finding without the parts the runner fills in (rule id, file, default severity); its text is the catalogue's. */
+export interface RuleHit<C extends RuleCode = RuleCode> {
+  /** The message parameters (`case` names the wording), rendered by src/messages/catalog.ts. */
+  params: ParamsFor<C>;
   xpath: string;
   /** Local element name to locate for a line number (first match, or the nth). */
   element?: string;
@@ -29,16 +31,16 @@ export interface RuleHit {
   severity?: Severity;
 }
 
-export interface Rule {
-  /** Stable kebab-case id, documented in docs/rules.md. */
-  id: string;
+export interface Rule<C extends RuleCode = RuleCode> {
+  /** Stable kebab-case id: the code of its findings, catalogued in src/messages/catalog.ts. */
+  id: C;
   level: 4;
   /** Default severity; a hit may override it (e.g. a malformed value is worse than a missing one). */
   severity: Severity;
   description: string;
   /** Where the requirement comes from. */
   source: string;
-  check(ctx: RuleContext): RuleHit[];
+  check(ctx: RuleContext): RuleHit<C>[];
 }
 
 export type { Finding };

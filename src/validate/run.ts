@@ -1,4 +1,5 @@
 import type { Finding } from '../findings.js';
+import { finding } from '../messages/finding.js';
 import { bodyFactsOf, type BodyFacts } from '../parse/body.js';
 import type { DatasetHeader } from '../parse/extract.js';
 import { UUID_RE } from '../parse/ilcd.js';
@@ -33,21 +34,10 @@ export function validateDocument(ctx: DocumentContext, opts: DocumentValidationO
   const base = file.slice(file.lastIndexOf('/') + 1);
   const m = /^([0-9a-fA-F-]{36})(?:_[0-9.]+)?\.xml$/i.exec(base);
   if (m && UUID_RE.test(m[1]!) && m[1]!.toLowerCase() !== dataset.uuid) {
-    findings.push({
-      ruleId: 'input-uuid-mismatch',
-      severity: 'warning',
-      file,
-      message: `The file name says UUID ${m[1]} but the dataset's common:UUID is ${dataset.uuid}; it is published under ${dataset.uuid}. Rename the file to avoid confusion.`,
-    });
+    findings.push(finding('input-uuid-mismatch', { named: m[1]!, uuid: dataset.uuid }, { file }));
   }
   if (dataset.type === 'process' && dataset.process && dataset.names.length === 0) {
-    findings.push({
-      ruleId: 'process-name',
-      severity: 'error',
-      file,
-      xpath: '/processDataSet/processInformation/dataSetInformation/name/baseName',
-      message: 'The process has no name; add at least one name/baseName (in English: xml:lang="en").',
-    });
+    findings.push(finding('process-name', {}, { file, xpath: '/processDataSet/processInformation/dataSetInformation/name/baseName' }));
   }
   // Level 4 applies to EPDs only: plain ILCD processes and dependencies are served as they are.
   if ((opts.rules ?? true) && dataset.process?.typeOfDataSet === 'EPD') {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { validateXML, type XMLFileInfo } from 'xmllint-wasm';
 import type { Finding, Severity } from '../findings.js';
+import { finding } from '../messages/finding.js';
 import type { DatasetHeader } from '../parse/extract.js';
 import { xpathAtLine } from '../parse/locate.js';
 
@@ -146,10 +147,7 @@ async function runBatch(
         return;
       }
       const it = items[batch[0]!]!;
-      const message =
-        `XSD validation did not finish within ${Math.round(ms / 1000)} s and was stopped; the file was rejected. libxml2 is slow on ` +
-        'some shapes (such as elements with very many attributes): check the file, or raise limits.xsdTimeoutSeconds if it is genuine.';
-      out.set(batch[0]!, [{ ruleId: 'xsd-timeout', severity: 'error', file: it.file, message }]);
+      out.set(batch[0]!, [finding('xsd-timeout', { seconds: Math.round(ms / 1000) }, { file: it.file })]);
       return;
     }
     // A failed run (xmllint vanished, killed) falls back to the bundled build.
@@ -177,7 +175,7 @@ async function runBatch(
       return;
     }
     const it = items[batch[0]!]!;
-    out.set(batch[0]!, [{ ruleId: 'xsd-unavailable', severity: 'warning', file: it.file, message: `Schema validation could not run on this file (${(e as Error).message.split('\n')[0]}); check it with xmllint --schema.` }]);
+    out.set(batch[0]!, [finding('xsd-unavailable', { detail: (e as Error).message.split('\n')[0]! }, { file: it.file })]);
     return;
   }
   collect(raw, schema, batch, items, out);
@@ -247,7 +245,7 @@ function collect(raw: string, schema: string, batch: number[], items: readonly X
     const i = batch[Number(m[1])];
     if (i === undefined || out.get(i)?.length) continue;
     const it = items[i]!;
-    out.set(i, [{ ruleId: 'xsd-invalid', severity: xsdSeverity(it.header), file: it.file, message: `The dataset is not valid against ${schema} (libxml2: ${m[2]}); check it with xmllint --schema.` }]);
+    out.set(i, [finding('xsd-invalid', { case: 'unlocated', schema, detail: m[2]! }, { severity: xsdSeverity(it.header), file: it.file })]);
   }
 }
 
@@ -274,13 +272,11 @@ function toFinding(it: XsdItem, text: string, line: number | undefined, schema: 
   const msg = m[3]!.replace(/(##other)?\{([^}]*)\}/g, (_all, other: string | undefined, uri: string) => `${other ? `${other} ` : ''}${NS_PREFIX[uri] ?? `{${uri}}`}`);
   const element = /^Element '(?:\{[^}]*\})?([\w.-]+)'/.exec(m[3]!)?.[1];
   const xpath = line ? xpathAtLine(it.text, line, element) : undefined;
-  return {
-    ruleId: 'xsd-invalid',
+  return finding('xsd-invalid', { schema, detail: msg }, {
     // Not well-formed is an error for every dataset: the index-only read leaves that check of the body to libxml2.
     severity: m[1] === 'parser' && m[2] === 'error' ? 'error' : xsdSeverity(it.header),
     file: it.file,
     ...(line ? { line } : {}),
     ...(xpath ? { xpath } : {}),
-    message: `Not valid against the ILCD schema (${schema}): ${msg}`,
-  };
+  });
 }

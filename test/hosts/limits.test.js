@@ -61,6 +61,17 @@ test('above a limit: one warning per limit, naming the remedy and the source', (
   assert.equal(hostLimitFindings(small, ['github-pages', 'cloudflare-pages', 'netlify']), []);
 });
 
+test('host limits without ZIP exports name the remedy as a sentence; the numbers are in params', () => {
+  const m = { files: 30_000, bytes: 1.4e9, artifactBytes: 1.5e9, zipExports: 0, zipExportBytes: 0 };
+  const [gh] = hostLimitFindings(m, ['github-pages']);
+  assert.not.match(gh.message, /--no-zip-export/);
+  assert.match(gh.message, /may be refused\. Publish to S3 \+ CloudFront \(no site size limit\)\. \(limits: /);
+  assert.equal(gh.params, { case: 'site-bytes', host: 'GitHub Pages', source: HOST_LIMITS['github-pages'].source, bytes: 1.5e9,
+    limit: 1e9, zipExports: 0, zipExportBytes: 0 });
+  const [cf] = hostLimitFindings(m, ['cloudflare-pages']);
+  assert.match(cf.message, /the upload will fail\. Use a paid plan or S3 \+ CloudFront\. \(limits: /);
+});
+
 test('a hard-linked file over the limit is counted at every path it has', () => {
   const dir = tmp();
   // Sparse: 600 MB as the host counts it, no disk space here.
