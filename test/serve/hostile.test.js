@@ -43,7 +43,7 @@ async function serveChild(site) {
       const m = /at http:\/\/127\.0\.0\.1:(\d+)\//.exec(err);
       if (m) ok(Number(m[1]));
     });
-    exited.then((c) => fail(new Error(`serve exited (${c}) before listening:\n${err}`)));
+    void exited.then((c) => fail(new Error(`serve exited (${c}) before listening:\n${err}`)));
   });
   return {
     port,
