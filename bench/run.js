@@ -5,7 +5,7 @@
 //   --rss-only  corpus, cp -r and the no-validation build only: the memory figure of a large run
 //   --keep      keep the corpus (in .bench/n<count>); --reuse builds from a kept corpus instead of generating it
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

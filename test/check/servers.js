@@ -6,6 +6,7 @@ import { serveFolderForCheck } from '../../dist/check/serve-folder.js';
 /**
  * hook(url, req) may return: undefined (forward), 'hang' (never answer), or
  * { status?, headers?, body? } to replace parts of the forwarded answer.
+ * @param {(url: URL, req: import('node:http').IncomingMessage) => any} [hook]
  */
 export async function startFront(hook = () => undefined) {
   let backend;
@@ -44,8 +45,8 @@ export async function startFront(hook = () => undefined) {
   const server = createServer((req, res) => {
     forward(req, res).catch(() => res.destroy());
   });
-  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-  const url = `http://127.0.0.1:${server.address().port}`;
+  await new Promise((ok) => server.listen(0, '127.0.0.1', () => ok()));
+  const url = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`;
   return {
     url,
     stats,
