@@ -2,6 +2,7 @@
 // src/ is linted with type information (tsconfig.json); the plain-JS tests, bench and bin get the JS rules plus the
 // type-aware promise rules through tsconfig.test.json, which also type-checks them against dist/*.d.ts.
 import js from '@eslint/js';
+import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
 /** Promises that nobody awaits lose their errors: a forgotten `await` on a write or a server close is a bug. */
@@ -14,7 +15,7 @@ const promiseRules = {
 /** A leading underscore marks a deliberately unused name (`_req`, or `_a` dropped from an object by a rest pattern). */
 const unused = { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true };
 
-export default tseslint.config(
+export default defineConfig(
   { ignores: ['dist/', 'site/', '.bench/', 'tmp/', 'test/fixtures/', 'templates/', 'examples/'] },
   js.configs.recommended,
   {
@@ -25,7 +26,7 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts'],
-    extends: [...tseslint.configs.recommendedTypeChecked],
+    extends: [tseslint.configs.recommendedTypeChecked],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       ...promiseRules,
