@@ -5,7 +5,7 @@
 //   --rss-only  corpus, cp -r and the no-validation build only: the memory figure of a large run
 //   --keep      keep the corpus (in .bench/n<count>); --reuse builds from a kept corpus instead of generating it
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +13,17 @@ import { parseArgs } from 'node:util';
 import { makeCorpus } from '../test/helpers/corpus.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const { values: args } = parseArgs({ options: { count: { type: 'string', default: '10000' }, dir: { type: 'string', default: join(ROOT, '.bench') }, keep: { type: 'boolean', default: false }, 'no-zip': { type: 'boolean', default: false }, 'rss-only': { type: 'boolean', default: false }, reuse: { type: 'boolean', default: false }, 'corpus-only': { type: 'boolean', default: false } } });
+const { values: args } = parseArgs({
+  options: {
+    count: { type: 'string', default: '10000' },
+    dir: { type: 'string', default: join(ROOT, '.bench') },
+    keep: { type: 'boolean', default: false },
+    'no-zip': { type: 'boolean', default: false },
+    'rss-only': { type: 'boolean', default: false },
+    reuse: { type: 'boolean', default: false },
+    'corpus-only': { type: 'boolean', default: false },
+  },
+});
 const zipOff = args['no-zip'];
 const rssOnly = args['rss-only'];
 const count = Number(args.count);
@@ -62,19 +72,27 @@ function runBuild(out, opts = {}, input = corpus) {
 }
 
 function xmllintSchema() {
-  const schema = [join(ROOT, 'schemas', 'xsd', 'v1.2-libxml2', 'EPD_DataSet.xsd'), join(ROOT, '..', 'shared', 'ilcd', 'schemas', 'v1.2-libxml2', 'EPD_DataSet.xsd')].find(existsSync);
+  const schema = [
+    join(ROOT, 'schemas', 'xsd', 'v1.2-libxml2', 'EPD_DataSet.xsd'),
+    join(ROOT, '..', 'shared', 'ilcd', 'schemas', 'v1.2-libxml2', 'EPD_DataSet.xsd'),
+  ].find(existsSync);
   const has = spawnSync('xmllint', ['--version']).status === 0;
   if (!schema || !has) return undefined;
   const catalog = join(schema, '..', '..', 'catalog.xml');
   const files = readdirSync(join(corpus, 'processes')).map((f) => join(corpus, 'processes', f));
   return time(() => {
     for (let i = 0; i < files.length; i += 500) {
-      spawnSync('xmllint', ['--nonet', '--noout', '--schema', schema, ...files.slice(i, i + 500)], { env: { ...process.env, XML_CATALOG_FILES: catalog }, stdio: 'ignore' });
+      spawnSync('xmllint', ['--nonet', '--noout', '--schema', schema, ...files.slice(i, i + 500)], {
+        env: { ...process.env, XML_CATALOG_FILES: catalog },
+        stdio: 'ignore',
+      });
     }
   });
 }
 
-log(`po-node bench: ${count} EPDs on ${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`);
+log(
+  `po-node bench: ${count} EPDs on ${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`,
+);
 const ready = join(work, 'corpus.done');
 if (args.reuse && existsSync(ready)) log(`reusing the corpus in ${corpus}`);
 else {
@@ -92,7 +110,10 @@ log(`corpus: ${count} EPDs + dependencies, ${(bytes / 1e6).toFixed(0)} MB`);
 let cpMs = Infinity;
 for (let i = 0; i < (count < 20000 ? 3 : 1); i++) {
   spawnSync('sync');
-  cpMs = Math.min(cpMs, time(() => execFileSync('cp', ['-r', corpus, join(work, 'copy')])));
+  cpMs = Math.min(
+    cpMs,
+    time(() => execFileSync('cp', ['-r', corpus, join(work, 'copy')])),
+  );
   rmSync(join(work, 'copy'), { recursive: true, force: true });
 }
 // Validation off: level 1 only (safe XML, index fields read from each dataset's head, body scanned for references);
@@ -150,7 +171,11 @@ const results = {
     freshRunner1pct: fresh?.ms ?? null,
     xmllintSchema: xmllintMs ?? null,
   },
-  peakRssMB: { buildNoValidation: +(noVal.maxRssKB / 1024).toFixed(0), fullBuild: full ? +(full.maxRssKB / 1024).toFixed(0) : null, noopRebuild: noop ? +(noop.maxRssKB / 1024).toFixed(0) : null },
+  peakRssMB: {
+    buildNoValidation: +(noVal.maxRssKB / 1024).toFixed(0),
+    fullBuild: full ? +(full.maxRssKB / 1024).toFixed(0) : null,
+    noopRebuild: noop ? +(noop.maxRssKB / 1024).toFixed(0) : null,
+  },
   ratios: {
     buildNoValidationVsCp: noVal.ms / cpMs,
     fullBuildVsCp: full ? full.ms / cpMs : null,
@@ -181,12 +206,18 @@ if (count > 10000 && existsSync(ref)) {
 }
 const f = (ms) => (ms == null ? 'n/a' : `${(ms / 1000).toFixed(2)} s`);
 const r = (x) => (x == null ? 'n/a' : `${x.toFixed(2)}x`);
-console.log(`corpus            ${count} EPDs, ${results.corpusMB} MB; site ${results.siteMB} MB${zipOff ? ' (--no-zip-export)' : ' (with per-EPD ZIP exports)'}`);
+console.log(
+  `corpus            ${count} EPDs, ${results.corpusMB} MB; site ${results.siteMB} MB${zipOff ? ' (--no-zip-export)' : ' (with per-EPD ZIP exports)'}`,
+);
 console.log(`cp -r             ${f(cpMs)}`);
-console.log(`no validation     ${f(noVal.ms)}  (${r(results.ratios.buildNoValidationVsCp)} cp -r; target <= 3x; --level 1)  peak RSS ${results.peakRssMB.buildNoValidation} MB`);
+console.log(
+  `no validation     ${f(noVal.ms)}  (${r(results.ratios.buildNoValidationVsCp)} cp -r; target <= 3x; --level 1)  peak RSS ${results.peakRssMB.buildNoValidation} MB`,
+);
 if (full) {
   console.log(`xmllint --schema  ${f(xmllintMs)}`);
-  console.log(`full build        ${f(full.ms)}  (${r(results.ratios.fullBuildVsCp)} cp -r, ${r(results.ratios.fullBuildVsXmllintSchema)} xmllint --schema; target <= 1.5x xmllint)  peak RSS ${results.peakRssMB.fullBuild} MB`);
+  console.log(
+    `full build        ${f(full.ms)}  (${r(results.ratios.fullBuildVsCp)} cp -r, ${r(results.ratios.fullBuildVsXmllintSchema)} xmllint --schema; target <= 1.5x xmllint)  peak RSS ${results.peakRssMB.fullBuild} MB`,
+  );
   console.log(`no-op rebuild     ${f(noop.ms)}  (${r(results.ratios.noopVsFull)} full; target <= 0.1x)`);
   console.log(`1% changed        ${f(onePct.ms)}  (${r(results.ratios.onePctVsFull)} full; target <= 0.2x)`);
   const c = fresh.cache;
@@ -196,8 +227,13 @@ if (full) {
   );
 }
 if (results.ratios.rssNoValidationVs10k != null) {
-  console.log(`peak RSS vs 10k   no validation ${results.peakRssMB.buildNoValidation} MB vs ${results.peakRssMB.at10k.buildNoValidation} MB (${r(results.ratios.rssNoValidationVs10k)}; target <= 1.2x)`);
-  if (results.ratios.rssFullVs10k != null) console.log(`                  full build ${results.peakRssMB.fullBuild} MB vs ${results.peakRssMB.at10k.fullBuild} MB (${r(results.ratios.rssFullVs10k)})`);
+  console.log(
+    `peak RSS vs 10k   no validation ${results.peakRssMB.buildNoValidation} MB vs ${results.peakRssMB.at10k.buildNoValidation} MB (${r(results.ratios.rssNoValidationVs10k)}; target <= 1.2x)`,
+  );
+  if (results.ratios.rssFullVs10k != null)
+    console.log(
+      `                  full build ${results.peakRssMB.fullBuild} MB vs ${results.peakRssMB.at10k.fullBuild} MB (${r(results.ratios.rssFullVs10k)})`,
+    );
 }
 console.log(JSON.stringify(results));
 const outFile = join(ROOT, 'bench', `results-${tag}.json`);

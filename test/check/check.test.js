@@ -9,10 +9,13 @@ import { runCheck, validateWithSchema } from '../../dist/index.js';
 import { buildExample, cleanup, REAL_EPDS } from '../helpers/index.js';
 import { startFront } from './servers.js';
 
-const FAST = { retries: 1, backoffMs: 10, timeoutS: 5, paths: 'both', now: new Date('2026-01-02T04:00:00Z') };
+const FAST = { retries: 1, backoffMs: 10, timeoutS: 5, paths: /** @type {const} */ ('both'), now: new Date('2026-01-02T04:00:00Z') };
 const running = [];
 
-/** Build the example node with its base URL set to a fresh front server, serve it, optionally break it. */
+/**
+ * Build the example node with its base URL set to a fresh front server, serve it, optionally break it.
+ * @param {{ hook?: Parameters<typeof startFront>[0], breakSite?: (out: string) => void }} [options]
+ */
 async function node({ hook, breakSite } = {}) {
   const front = await startFront(hook);
   running.push(front);
@@ -273,8 +276,8 @@ function fakeIo() {
   let o = '';
   let e = '';
   return {
-    stdout: { isTTY: false, write: (s) => ((o += s), true) },
-    stderr: { isTTY: false, write: (s) => ((e += s), true) },
+    stdout: /** @type {any} */ ({ isTTY: false, write: (s) => ((o += s), true) }),
+    stderr: /** @type {any} */ ({ isTTY: false, write: (s) => ((e += s), true) }),
     env: { NO_COLOR: '1' },
     out: () => o,
     err: () => e,

@@ -13,10 +13,11 @@ export async function startServer(handler, host = '127.0.0.1') {
     handler(new URL(req.url, 'http://x'), req, res);
   });
   server.on('connection', () => stats.connections++);
-  await new Promise((ok, ko) => server.once('error', ko).listen(0, host, ok));
+  await new Promise((ok, ko) => server.once('error', ko).listen(0, host, () => ok()));
+  const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
   return {
-    url: `http://${host}:${server.address().port}`,
-    port: server.address().port,
+    url: `http://${host}:${port}`,
+    port,
     stats,
     async close() {
       server.closeAllConnections();
@@ -60,6 +61,9 @@ export const uuidOf = (n) => `00000000-0000-4000-8000-${(n + 1).toString(16).pad
 /**
  * A v1 JSON list page as a dynamic node answers it: `total` claimed, entries from startIndex on, pageSize of
  * them (or `perPage` when given, whatever was asked), each entry new, so paging never ends before `total`.
+ * @param {URL} url
+ * @param {import('node:http').ServerResponse} res
+ * @param {{ total: number, perPage?: number }} page
  */
 export function listPage(url, res, { total, perPage }) {
   const start = Number(url.searchParams.get('startIndex') ?? 0);

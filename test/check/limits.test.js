@@ -108,7 +108,7 @@ async function bounded(promise, ms) {
   }
 }
 
-const QUICK = { retries: 0, timeoutS: 5, paths: 'v1', concurrency: 4 };
+const QUICK = { retries: 0, timeoutS: 5, paths: /** @type {const} */ ('v1'), concurrency: 4 };
 
 t('a list claiming 10 million EPDs with endless pages: stops at --max-entries, says so, ends in bounded time', async () => {
   const s = await server((url, req, res) => {
@@ -184,8 +184,8 @@ function fakeIo() {
   let o = '';
   let e = '';
   return {
-    stdout: { isTTY: false, write: (x) => ((o += x), true) },
-    stderr: { isTTY: false, write: (x) => ((e += x), true) },
+    stdout: /** @type {any} */ ({ isTTY: false, write: (x) => ((o += x), true) }),
+    stderr: /** @type {any} */ ({ isTTY: false, write: (x) => ((e += x), true) }),
     env: { NO_COLOR: '1' },
     out: () => o,
     err: () => e,

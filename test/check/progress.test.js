@@ -3,9 +3,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { checkProgressReporter } from '../../dist/check/format.js';
 
+/** @returns {NodeJS.WriteStream & { text: () => string }} */
 function stream(isTTY) {
   let s = '';
-  return { isTTY, write: (x) => ((s += x), true), text: () => s };
+  return /** @type {any} */ ({ isTTY, write: (x) => ((s += x), true), text: () => s });
 }
 
 test('TTY: a bar once the crawl lasts over a second, cleared at the end', async () => {

@@ -6,11 +6,12 @@ import { serveFolderForCheck } from '../../dist/check/serve-folder.js';
 /**
  * hook(url, req) may return: undefined (forward), 'hang' (never answer), or
  * { status?, headers?, body? } to replace parts of the forwarded answer.
+ * @param {(url: URL, req: import('node:http').IncomingMessage) => any} [hook]
  */
 export async function startFront(hook = () => undefined) {
   let backend;
   const stats = { requests: 0, inFlight: 0, maxInFlight: 0, paths: [] };
-  const server = createServer(async (req, res) => {
+  const forward = async (req, res) => {
     stats.requests++;
     stats.inFlight++;
     stats.maxInFlight = Math.max(stats.maxInFlight, stats.inFlight);
@@ -39,9 +40,13 @@ export async function startFront(hook = () => undefined) {
     delete headers['transfer-encoding'];
     res.writeHead(status, headers);
     res.end(body);
+  };
+  // A failed upstream fetch drops the connection (the check sees it) instead of an unhandled rejection.
+  const server = createServer((req, res) => {
+    forward(req, res).catch(() => res.destroy());
   });
-  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-  const url = `http://127.0.0.1:${server.address().port}`;
+  await new Promise((ok) => server.listen(0, '127.0.0.1', () => ok()));
+  const url = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`;
   return {
     url,
     stats,

@@ -34,7 +34,7 @@ const redirector = (targets, host) =>
     res.end();
   }, host);
 
-const QUICK = { retries: 0, timeoutS: 3, paths: 'both' };
+const QUICK = { retries: 0, timeoutS: 3, paths: /** @type {const} */ ('both') };
 const evidence = (r) => r.items.flatMap((i) => i.evidence).join('\n');
 
 t('a public node redirecting to 127.0.0.2, localhost, [::ffff:127.0.0.2] and 169.254.169.254: refused, nothing connected', async () => {
@@ -134,7 +134,8 @@ t('address classes: private, loopback, link-local, CGNAT, reserved and IPv6 form
 
 t('DNS: the lookup drops refused addresses and connects to an allowed one; none allowed -> refused (no rebinding)', async () => {
   const policy = await NetPolicy.forStart(new URL('http://127.0.0.3/'), { testOnlyPublicAddresses: ['127.0.0.3', '127.0.0.4'] });
-  const fake = (list) => (host, opts, cb) => cb(null, list);
+  // A stand-in for dns.lookup that answers `list` for any host.
+  const fake = (list) => /** @type {any} */ ((host, opts, cb) => cb(null, list));
   const look = (list, opts) => new Promise((ok) => policy.lookup(fake(list))('node.example', opts, (err, a, f) => ok({ err, a, f })));
   const mixed = [
     { address: '10.0.0.7', family: 4 },

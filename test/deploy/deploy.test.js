@@ -22,7 +22,11 @@ const LATER_REMOVED_FILE = 'environdec_with_dependencies/ILCD/processes/daa1778e
 const XML = 'application/xml; charset=UTF-8';
 const JSON_TYPE = 'application/json;charset=UTF-8';
 
-/** Build the example from a copy of its inputs after `edit(dir)`; fixed build time. */
+/**
+ * Build the example from a copy of its inputs after `edit(dir)`; fixed build time.
+ * @param {(dir: string) => void} [edit]
+ * @param {object} [extra] build options
+ */
 async function buildFrom(edit = () => {}, extra = {}) {
   const base = tmp();
   const data = join(base, 'ilcdlib');
@@ -331,6 +335,7 @@ D('a reader polling the list during a deploy never meets a listed EPD that answe
 D('the emitted s3-upload.sh runs po-node deploy: same order and safety; a second run uploads nothing', async () => {
   const site = await buildFrom(() => {}, { hosts: ['s3-cloudfront'] });
   const script = join(`${site}-deploy`, 's3-cloudfront/s3-upload.sh');
+  /** @type {Record<string, string>} */
   const env = { ...process.env, ...ENV, PO_NODE: `${process.execPath} ${BIN}`, BUCKET: 'site', PREFIX: 'script' };
   env.DISTRIBUTION_ID = 'E3SCRIPT';
   const run = () => runChild('bash', [script, site, '--endpoint-url', ctx.s3.endpoint, '--force-path-style', '--json'], env);

@@ -9,11 +9,14 @@ const PRELOAD = fileURLToPath(new URL('./rss-preload.js', import.meta.url));
  * Run the CLI in a child process; resolves with its exit code, stdout, stderr, wall time and peak RSS in MB
  * (process.resourceUsage().maxRSS of the child, printed by rss-preload.js). Killed after killMs.
  * `as`: a command prefix the child runs under (e.g. setpriv to drop root).
+ * @param {string[]} args
+ * @param {{ killMs?: number, cwd?: string, env?: Record<string, string>, as?: string[] }} [options]
  */
 export function runCli(args, { killMs = 60_000, cwd, env = {}, as = [] } = {}) {
   return new Promise((ok) => {
     const started = Date.now();
     const cmd = [...as, process.execPath, '--import', PRELOAD, BIN, ...args];
+    /** @type {import('node:child_process').SpawnOptionsWithStdioTuple<'ignore', 'pipe', 'pipe'>} */
     const options = { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', ...env }, ...(cwd ? { cwd } : {}) };
     const child = spawn(cmd[0], cmd.slice(1), options);
     let out = '';

@@ -27,7 +27,7 @@ export function freePort() {
     s.unref();
     s.on('error', reject);
     s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
+      const { port } = /** @type {import('node:net').AddressInfo} */ (s.address());
       s.close(() => resolve(port));
     });
   });

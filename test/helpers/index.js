@@ -4,6 +4,7 @@ import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import * as assert from 'uvu/assert';
 import { build } from '../../dist/index.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -12,6 +13,30 @@ export const EXAMPLE_DATA = join(EXAMPLES, 'ilcdlib');
 export const EXAMPLE_CONFIG = join(EXAMPLES, 'po-node.config.json');
 export const FIXTURES = join(ROOT, 'test', 'fixtures');
 export const BIN = join(ROOT, 'bin', 'po-node.js');
+
+/**
+ * The success branch of an `{ ok }` result (decodeXml, parseXml, extractDataset, ...); fails the test with the
+ * result when it is a failure. Typed, so the tests read `.text`, `.root`, `.dataset` without a cast.
+ * @template {{ ok: boolean }} R
+ * @param {R} r
+ * @param {string} [what] names the input in the failure message
+ * @returns {Extract<R, { ok: true }>}
+ */
+export function success(r, what = 'result') {
+  if (!r.ok) assert.unreachable(`${what}: expected success, got ${JSON.stringify(r).slice(0, 500)}`);
+  return /** @type {Extract<R, { ok: true }>} */ (r);
+}
+
+/**
+ * The failure branch of an `{ ok }` result, for a test that expects one (fails the test on success).
+ * @template {{ ok: boolean }} R
+ * @param {R} r
+ * @returns {Extract<R, { ok: false }>}
+ */
+export function failure(r) {
+  if (r.ok) assert.unreachable(`expected a failure, got ${JSON.stringify(r).slice(0, 500)}`);
+  return /** @type {Extract<R, { ok: false }>} */ (r);
+}
 
 /** As root (CI), permission tests drop to nobody: mode bits stop nobody, not root. */
 export const IS_ROOT = process.getuid?.() === 0;

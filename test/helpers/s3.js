@@ -50,7 +50,7 @@ export async function startS3Proxy(targetPort, { delayMs = 0 } = {}) {
     else forward();
   });
   const port = await freePort();
-  await new Promise((ok) => server.listen(port, '127.0.0.1', ok));
+  await new Promise((ok) => server.listen(port, '127.0.0.1', () => ok()));
   return {
     endpoint: `http://127.0.0.1:${port}`,
     log,
@@ -80,6 +80,6 @@ export async function startFakeCloudFront() {
     });
   });
   const port = await freePort();
-  await new Promise((ok) => server.listen(port, '127.0.0.1', ok));
+  await new Promise((ok) => server.listen(port, '127.0.0.1', () => ok()));
   return { endpoint: `http://127.0.0.1:${port}`, calls, close: () => new Promise((ok) => server.close(() => ok())) };
 }

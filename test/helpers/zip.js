@@ -5,6 +5,7 @@ import { zipSync } from 'fflate';
 
 /** Every file below dir as { 'a/b': bytes }. */
 export function filesOf(dir) {
+  /** @type {Record<string, Uint8Array>} */
   const out = {};
   const walk = (d) => {
     for (const n of readdirSync(d).sort()) {

@@ -153,7 +153,7 @@ test('non-XML file in the folder: skipped with a notice', async () => {
 });
 
 test('symlink pointing outside the input: not followed', async () => {
-  const { result, out } = await runCase(null, (input, root) => {
+  const { result, out } = await runCase(null, (input) => {
     symlinkSync('/etc/passwd', join(input, 'passwd.xml'));
     symlinkSync(join(EXAMPLE_DATA, GOOD.file), join(input, 'outside-epd.xml'));
   });

@@ -6,11 +6,10 @@ import { bodyFactsOf, readIndexOnly, splitProcess } from '../../dist/parse/body.
 import { extractDataset } from '../../dist/parse/extract.js';
 import { decodeXml } from '../../dist/parse/safety.js';
 import { parseXml } from '../../dist/parse/xml.js';
-import { EXAMPLE_DATA, REAL_EPDS } from '../helpers/index.js';
+import { EXAMPLE_DATA, REAL_EPDS, success } from '../helpers/index.js';
 
 function full(text) {
-  const parsed = parseXml(text);
-  assert.ok(parsed.ok, parsed.message);
+  const parsed = success(parseXml(text));
   const r = extractDataset(parsed.root);
   assert.ok(r.ok);
   return { header: r.dataset, body: bodyFactsOf(parsed.root) };

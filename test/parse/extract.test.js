@@ -5,11 +5,10 @@ import * as assert from 'uvu/assert';
 import { extractDataset } from '../../dist/parse/extract.js';
 import { decodeXml } from '../../dist/parse/safety.js';
 import { parseXml } from '../../dist/parse/xml.js';
-import { EXAMPLE_DATA, REAL_EPDS } from '../helpers/index.js';
+import { EXAMPLE_DATA, REAL_EPDS, success } from '../helpers/index.js';
 
 function extract(text) {
-  const parsed = parseXml(text);
-  assert.ok(parsed.ok, parsed.message);
+  const parsed = success(parseXml(text));
   return extractDataset(parsed.root);
 }
 

@@ -7,7 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { decodeXml } from '../../dist/parse/safety.js';
 import { checkWellFormed, DEFAULT_SHAPE_LIMITS } from '../../dist/parse/wellformed.js';
-import { cleanup, EXAMPLE_DATA, tmp } from '../helpers/index.js';
+import { cleanup, EXAMPLE_DATA, failure, success, tmp } from '../helpers/index.js';
 
 const hasXmllint = spawnSync('xmllint', ['--version'], { stdio: 'ignore' }).status === 0;
 
@@ -67,8 +67,7 @@ test.after.each(cleanup);
 
 for (const [name, text] of Object.entries(GOOD)) {
   test(`well-formed: ${name}`, () => {
-    const r = checkWellFormed(text);
-    assert.ok(r.ok, r.message);
+    success(checkWellFormed(text), name);
     if (hasXmllint) assert.is(libxml2(text), 'ok', 'libxml2 agrees');
   });
 }
@@ -93,8 +92,7 @@ test('every dataset of the examples passes', () => {
       else if (name.endsWith('.xml')) {
         const dec = decodeXml(readFileSync(p));
         if (!dec.ok) continue;
-        const r = checkWellFormed(dec.text);
-        assert.ok(r.ok, `${p}: ${r.message}`);
+        success(checkWellFormed(dec.text), p);
         n++;
       }
     }
@@ -105,11 +103,11 @@ test('every dataset of the examples passes', () => {
 
 test('shape limits: attributes, depth, nodes and token length each stop the scan with xml-limit', () => {
   const lim = { ...DEFAULT_SHAPE_LIMITS, maxAttributes: 3, maxDepth: 3, maxNodes: 10, maxTokenKB: 1 };
-  assert.is(checkWellFormed('<a w="1" x="1" y="1" z="1"/>', lim).ruleId, 'xml-limit');
-  assert.is(checkWellFormed('<a><b><c><d></d></c></b></a>', lim).ruleId, 'xml-limit');
-  assert.is(checkWellFormed(`<a>${'<b/>'.repeat(10)}</a>`, lim).ruleId, 'xml-limit');
-  assert.is(checkWellFormed(`<a>${'x'.repeat(2000)}</a>`, lim).ruleId, 'xml-limit');
-  assert.is(checkWellFormed(`<a x="${'x'.repeat(2000)}"/>`, lim).ruleId, 'xml-limit');
+  assert.is(failure(checkWellFormed('<a w="1" x="1" y="1" z="1"/>', lim)).ruleId, 'xml-limit');
+  assert.is(failure(checkWellFormed('<a><b><c><d></d></c></b></a>', lim)).ruleId, 'xml-limit');
+  assert.is(failure(checkWellFormed(`<a>${'<b/>'.repeat(10)}</a>`, lim)).ruleId, 'xml-limit');
+  assert.is(failure(checkWellFormed(`<a>${'x'.repeat(2000)}</a>`, lim)).ruleId, 'xml-limit');
+  assert.is(failure(checkWellFormed(`<a x="${'x'.repeat(2000)}"/>`, lim)).ruleId, 'xml-limit');
   assert.ok(checkWellFormed('<a x="1" y="1"><b><c/></b></a>', lim).ok);
 });
 

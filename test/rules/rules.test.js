@@ -7,15 +7,15 @@ import { decodeXml } from '../../dist/parse/safety.js';
 import { parseXml } from '../../dist/parse/xml.js';
 import { RULES } from '../../dist/rules/index.js';
 import { validateDocument } from '../../dist/validate/run.js';
-import { EXAMPLE_DATA, REAL_EPDS } from '../helpers/index.js';
+import { EXAMPLE_DATA, REAL_EPDS, success } from '../helpers/index.js';
 
 const IBU = readFileSync(join(EXAMPLE_DATA, REAL_EPDS.find((e) => e.file.startsWith('ibu')).file), 'utf8');
 const NOW = new Date('2026-06-01T00:00:00Z');
 
 /** Level-2 + level-4 findings of one document text, ECO rules only. */
 function eco(text, now = NOW) {
-  const d = decodeXml(new TextEncoder().encode(text));
-  const p = parseXml(d.text);
+  const d = success(decodeXml(new TextEncoder().encode(text)));
+  const p = success(parseXml(d.text));
   const e = extractDataset(p.root);
   assert.ok(e.ok, 'fixture must stay a dataset');
   return validateDocument({ file: 'x.xml', text: d.text, root: p.root, dataset: e.dataset }, { now }).filter((f) => f.ruleId.startsWith('eco-'));
@@ -126,12 +126,12 @@ test('eco-name-en: German-only name', () => {
 });
 
 test('rules are skipped for non-EPD processes and can be disabled', () => {
-  const d = decodeXml(new TextEncoder().encode(IBU));
-  const p = parseXml(d.text);
-  const e = extractDataset(p.root);
+  const d = success(decodeXml(new TextEncoder().encode(IBU)));
+  const p = success(parseXml(d.text));
+  const e = success(extractDataset(p.root));
   const t = IBU.replace(/<common:registrationNumber>[^<]*<\/common:registrationNumber>/, '');
-  const p2 = parseXml(t);
-  const e2 = extractDataset(p2.root);
+  const p2 = success(parseXml(t));
+  const e2 = success(extractDataset(p2.root));
   const off = validateDocument({ file: 'x', text: t, root: p2.root, dataset: e2.dataset }, { rules: false, now: NOW });
   assert.equal(off.filter((f) => f.ruleId.startsWith('eco-')), []);
   const dis = validateDocument({ file: 'x', text: t, root: p2.root, dataset: e2.dataset }, { disabledRules: ['eco-registration-number'], now: NOW });

@@ -43,7 +43,7 @@ async function serveChild(site) {
       const m = /at http:\/\/127\.0\.0\.1:(\d+)\//.exec(err);
       if (m) ok(Number(m[1]));
     });
-    exited.then((c) => fail(new Error(`serve exited (${c}) before listening:\n${err}`)));
+    void exited.then((c) => fail(new Error(`serve exited (${c}) before listening:\n${err}`)));
   });
   return {
     port,
@@ -129,13 +129,13 @@ S('an unreadable EPD file or folder: 403 with a short message, logged; the serve
   try {
     chmodSync(join(out, 'resource/processes', a.uuid), 0);
     chmodSync(join(out, 'resource/processes', `${b.uuid}_files`), 0);
-    for (const [path, headers, method] of [
+    for (const [path, headers, method] of /** @type {[string, Record<string, string>, string?][]} */ ([
       [`/resource/processes/${a.uuid}`, {}],
       [`/resource/processes/${a.uuid}`, {}, 'HEAD'],
       [`/resource/processes/${a.uuid}`, { Range: 'bytes=0-9', 'Accept-Encoding': 'gzip' }],
       [`/resource/processes/${a.uuid}?version=${a.version}`, {}],
       [`/resource/processes/${b.uuid}/zipexport`, {}],
-    ]) {
+    ])) {
       const r = await httpGet(s.port, path, headers, method);
       assert.is(r.status, 403, `${method ?? 'GET'} ${path}`);
       if (method !== 'HEAD') assert.is(r.body.toString(), 'Forbidden: the server may not read this file\n');

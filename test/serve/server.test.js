@@ -180,14 +180,14 @@ S('Range: one byte range is a 206 with Content-Range; unsatisfiable is 416 bytes
   const bytes = readFileSync(join(out, 'resource/processes', u));
   const n = bytes.length;
   const part = async (range, extra = {}) => httpGet(port, url, { Range: range, ...extra });
-  for (const [range, from, to] of [
+  for (const [range, from, to] of /** @type {[string, number, number][]} */ ([
     ['bytes=0-9', 0, 9],
     ['bytes=10-', 10, n - 1],
     ['bytes=-10', n - 10, n - 1],
     [`bytes=5-${n * 10}`, 5, n - 1],
     [`bytes=-${n * 10}`, 0, n - 1],
     [`BYTES = ${n - 1}-${n - 1}`, n - 1, n - 1],
-  ]) {
+  ])) {
     const r = await part(range);
     assert.is(r.status, 206, range);
     assert.is(r.headers['content-range'], `bytes ${from}-${to}/${n}`, range);

@@ -8,12 +8,12 @@ import { extractDataset } from '../../dist/parse/extract.js';
 import { decodeXml } from '../../dist/parse/safety.js';
 import { parseXml } from '../../dist/parse/xml.js';
 import { schemaFor, validateXsd, XSD_ENTRY, XSD_ROOT } from '../../dist/validate/xsd.js';
-import { EXAMPLE_DATA, FIXTURES, REAL_EPDS } from '../helpers/index.js';
+import { EXAMPLE_DATA, FIXTURES, REAL_EPDS, success } from '../helpers/index.js';
 
 function item(abs) {
-  const d = decodeXml(readFileSync(abs));
-  const p = parseXml(d.text);
-  const e = extractDataset(p.root);
+  const d = success(decodeXml(readFileSync(abs)));
+  const p = success(parseXml(d.text));
+  const e = success(extractDataset(p.root));
   return { file: abs, text: d.text, header: e.dataset };
 }
 
