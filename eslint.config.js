@@ -34,7 +34,7 @@ export default defineConfig(
     },
   },
   {
-    files: ['test/**/*.js', 'bench/**/*.js', 'bin/**/*.js'],
+    files: ['test/**/*.js', 'bench/**/*.js', 'bin/**/*.js', 'scripts/**/*.js'],
     languageOptions: {
       parser: tseslint.parser,
       parserOptions: { project: './tsconfig.test.json', tsconfigRootDir: import.meta.dirname },

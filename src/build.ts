@@ -101,7 +101,7 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   }
   // Host configs outside the tree (nginx, Apache vhost, S3 script): their own folder, swapped in the same way.
   const deploy = emitHosts(cfg.hosts ?? [], { cfg, site: files }).deploy;
-  if (deploy.length) await writeSite(deploy, deployTo, async () => []);
+  if (deploy.length) await writeSite(deploy, deployTo, () => Promise.resolve([]));
   const deployDisplay = deploy.length ? toPosix(relative(cwd, cfg.deploy.out)) || '.' : undefined;
   return { ...base, ...(deployDisplay ? { deployDisplay } : {}), ok: health!.status !== 'fail', written: true, status: health!.status, health: health!, durationMs: performance.now() - started };
 }

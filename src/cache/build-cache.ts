@@ -11,8 +11,7 @@ import type { OutcomeCache } from '../catalog/build.js';
 import type { Interner } from '../catalog/intern.js';
 import type { ReadOutcome } from '../catalog/read.js';
 import type { ResolvedConfig } from '../config/load.js';
-import type { Finding } from '../findings.js';
-import type { DatasetHeader, Ref } from '../parse/extract.js';
+import type { Ref } from '../parse/extract.js';
 import type { InputFile } from '../read/inputs.js';
 import { isInside, toPosix } from '../util/paths.js';
 import { GENERATOR_VERSION } from '../version.js';
@@ -147,8 +146,9 @@ export class BuildCache implements OutcomeCache {
         // Interned as read, so the previous index never exists twice in memory.
         if (e[0] === 'r') refs[e[1]] = interner ? interner.ref(e[2]) : e[2];
         else if (e[0] === 'i') {
-          const h = e[2].outcome.header as (DatasetHeader & { references: unknown[] }) | undefined;
-          if (h) h.references = (h.references as number[]).map((k) => refs[k]!);
+          const h = e[2].outcome.header;
+          // On disk a header's references are numbers: indexes of the 'r' lines before it.
+          if (h) h.references = (h.references as unknown as number[]).map((k) => refs[k]!);
           doc.inputs[e[1]] = interner ? { ...e[2], outcome: interner.outcome(e[2].outcome) } : e[2];
         } else if (e[0] === 'o') doc.outputs[e[1]] = e[2];
         else doc.blobs[e[1]] = e[2];
@@ -173,7 +173,7 @@ export class BuildCache implements OutcomeCache {
    * ctimes) a file is unchanged when the sha256 of its bytes is the one recorded. Hashing is far cheaper than parsing.
    */
   async lookupAll(files: readonly InputFile[]): Promise<(CachedOutcome | undefined)[]> {
-    const out: (CachedOutcome | undefined)[] = new Array(files.length);
+    const out = new Array<CachedOutcome | undefined>(files.length);
     const sameMachine = this.prev?.root === this.root;
     let next = 0;
     const worker = async () => {

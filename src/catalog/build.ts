@@ -123,7 +123,7 @@ export async function buildCatalog(files: readonly InputFile[], discoveryFinding
     (k, outcome) => {
       const i = missIdx[k]!;
       outcomes[i] = interner.outcome(outcome);
-      cache?.record(xml[i]!, stats0[k], outcomes[i]!);
+      cache?.record(xml[i]!, stats0[k], outcomes[i]);
     },
   );
   // Input order, whatever the scheduling: deterministic findings and winners.

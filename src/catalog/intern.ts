@@ -48,9 +48,10 @@ export class Interner {
 
   /** Every string in a tree of plain objects and arrays, shared (language codes, types, XPaths, texts of cloned EPDs). */
   deep<T>(v: T): T {
-    if (typeof v === 'string') return this.str(v) as T;
+    if (typeof v === 'string') return this.str(v);
     if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) v[i] = this.deep(v[i]);
+      const a = v as unknown[];
+      for (let i = 0; i < a.length; i++) a[i] = this.deep(a[i]);
     } else if (v !== null && typeof v === 'object') {
       const o = v as Record<string, unknown>;
       for (const k in o) o[k] = this.deep(o[k]);

@@ -229,9 +229,9 @@ function judgeHealth(c: Crawled, ev: Evidence, x: JudgeContext, all: Readonly<Re
   // A list cut at a limit, or EPDs left unfetched by the time budget, cannot be compared with health's counts.
   const complete = Boolean(c.primary && !c.primary.truncated) && x.budgetHits === 0;
   for (const { path, doc } of docs) {
-    const status = doc.status as string | undefined;
-    const claimed = doc.epds?.listed as number | undefined;
-    if (status === 'fail') ev.fail.push(`${path} says status "fail": ${(doc.reasons as string[] | undefined)?.join('; ') || 'no reasons given'}`);
+    const status = doc.status;
+    const claimed = doc.epds?.listed;
+    if (status === 'fail') ev.fail.push(`${path} says status "fail": ${(doc.reasons)?.join('; ') || 'no reasons given'}`);
     if (typeof claimed === 'number' && complete && claimed !== listedCount) ev.fail.push(`${path} claims ${claimed} listed EPDs; the list holds ${listedCount}`);
     if (typeof claimed === 'number' && complete && claimed > retrieved) ev.fail.push(`${path} claims ${claimed} EPDs; only ${retrieved} could be retrieved`);
     const problems = all.list.fail.length + all['epds-valid'].fail.length;
@@ -287,7 +287,7 @@ function judgeBaseUrl(c: Crawled, ev: Evidence, x: JudgeContext): void {
   for (const n of c.nodeinfo) if (n.fetch.ok && !n.invalid && n.baseUrl === undefined) ev.fail.push(`${n.path} has no baseURL`);
   const info = c.nodeinfo.flatMap((n) => (n.baseUrl !== undefined ? [n.baseUrl] : []));
   if (new Set(info).size > 1) ev.fail.push(`/nodeinfo and /resource/nodeinfo give different baseURLs: ${info.join(' vs ')}`);
-  const healthBase = c.health.find((h) => h.doc)?.doc?.node?.baseUrl as string | null | undefined;
+  const healthBase = c.health.find((h) => h.doc)?.doc?.node?.baseUrl;
   const published = x.local ? (healthBase ?? undefined) : c.base;
   const expected = published !== undefined ? `${published.replace(/\/+$/, '')}/resource` : undefined;
   const nodeBase = info[0];

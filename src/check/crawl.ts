@@ -51,7 +51,17 @@ export interface HealthObs {
   /** JSON.parse's message when the body is not JSON. */
   notJson?: string;
   schemaProblems: string[];
-  doc?: Record<string, any>;
+  doc?: HealthClaims;
+}
+
+/** What check reads of a health document: its claims, typed as the schema has them (schemaProblems says if not). */
+export interface HealthClaims {
+  status?: string;
+  reasons?: string[];
+  builtAt?: string;
+  epds?: { listed?: number };
+  node?: { id?: string; baseUrl?: string | null };
+  [field: string]: unknown;
 }
 
 export interface PageObs {
@@ -219,7 +229,7 @@ async function readHealth(ctx: Run, c: Crawled): Promise<void> {
       continue;
     }
     o.schemaProblems = validateWithSchema('health', doc);
-    if (doc && typeof doc === 'object') o.doc = doc as Record<string, any>;
+    if (doc && typeof doc === 'object') o.doc = doc as HealthClaims;
   }
 }
 
@@ -353,7 +363,7 @@ function parseJsonList(r: FetchResult, linkKey: 'uri' | 'url'): ListPage {
   const entries = (doc.data as Record<string, unknown>[]).map((d) => ({
     uuid: typeof d?.uuid === 'string' ? d.uuid : '',
     ...(typeof d?.version === 'string' ? { version: d.version } : {}),
-    ...(typeof d?.[linkKey] === 'string' ? { href: d[linkKey] as string } : {}),
+    ...(typeof d?.[linkKey] === 'string' ? { href: d[linkKey] } : {}),
   }));
   return { ...(typeof doc.totalCount === 'number' ? { total: doc.totalCount } : {}), entries };
 }

@@ -171,7 +171,7 @@ export class NetPolicy {
       const opts = (typeof options === 'object' && options ? options : {}) as { all?: boolean; family?: number };
       resolver(hostname, { ...opts, all: true }, (err, addresses) => {
         if (err) return cb(err);
-        const list = addresses as LookupAddress[];
+        const list = addresses;
         const ok = list.filter((a) => !this.refusal(a.address));
         if (!ok.length) {
           const why = list.length ? `resolves to ${list[0]!.address}, ${this.refusal(list[0]!.address)!}` : 'has no address';

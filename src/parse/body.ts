@@ -110,7 +110,7 @@ export function splitProcess(text: string): SplitDocument | undefined {
       const rawAttrs = m[3] ?? '';
       const scope = rawAttrs.includes('xmlns') ? declare(parent.scope, rawAttrs, bound) : parent.scope;
       if (!scope) return undefined;
-      const counts = (parent.counts ??= new Map());
+      const counts = (parent.counts ??= new Map<string, number>());
       const pos = (counts.get(qname) ?? 0) + 1;
       counts.set(qname, pos);
       const frame: Frame = { qname, scope, up: parent, pos };
@@ -274,7 +274,7 @@ function declare(parent: Map<string, string>, raw: string, bound?: Map<string, s
       // Sibling elements repeat the same declaration (epd:amount): they share one derived scope.
       const key = `${p}=${value}`;
       let derived = DERIVED.get(parent);
-      if (!derived) DERIVED.set(parent, (derived = new Map()));
+      if (!derived) DERIVED.set(parent, (derived = new Map<string, Map<string, string>>()));
       const known = derived.get(key);
       if (known && !raw.slice(XMLNS.lastIndex).includes('xmlns')) return known;
       scope = new Map(parent);

@@ -25,7 +25,7 @@ export function positionAt(text: string, offset: number): { line: number; col: n
  */
 export function xpathAtLine(text: string, line: number, localName?: string): string | undefined {
   const stack: string[] = [];
-  const counts: Map<string, number>[] = [new Map()];
+  const counts: Map<string, number>[] = [new Map<string, number>()];
   const re = /<!--[\s\S]*?-->|<!\[CDATA\[[\s\S]*?\]\]>|<\?[\s\S]*?\?>|<(\/?)([A-Za-z_][\w.:-]*)((?:[^>"']|"[^"]*"|'[^']*')*?)(\/?)>/g;
   let cur = 1;
   let last = 0;

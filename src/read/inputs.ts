@@ -1,5 +1,5 @@
 import { readdirSync, realpathSync, statSync, type Dirent, type Stats } from 'node:fs';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { globby, isDynamicPattern } from 'globby';
 import { InputError } from '../errors.js';
 import type { Finding } from '../findings.js';

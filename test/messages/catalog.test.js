@@ -9,7 +9,7 @@ import { parseXml } from '../../dist/parse/xml.js';
 import { RULES } from '../../dist/rules/index.js';
 import { validateDocument } from '../../dist/validate/run.js';
 import { RULES_DOC, renderRulesDoc, table } from '../../scripts/rules-doc.js';
-import { EXAMPLE_DATA, REAL_EPDS, ROOT } from '../helpers/index.js';
+import { EXAMPLE_DATA, REAL_EPDS, ROOT, success } from '../helpers/index.js';
 
 test('docs/rules.md lists every code of the catalogue as generated (run `npm run docs:rules` after editing it)', () => {
   const doc = readFileSync(RULES_DOC, 'utf8');
@@ -27,7 +27,7 @@ test('a stale table of codes is detected', () => {
 
 test('every catalogued code is reported somewhere (no stale entries)', () => {
   const src = join(ROOT, 'dist');
-  const code = readdirSync(src, { recursive: true })
+  const code = readdirSync(src, { recursive: true, encoding: 'utf8' })
     .filter((f) => f.endsWith('.js') && !f.startsWith(join('messages', '')))
     .map((f) => readFileSync(join(src, f), 'utf8'))
     .join('\n');
@@ -48,7 +48,7 @@ test('a finding carries its code and params; its message is rendered from them',
   assert.is(f.message, 'The XML is not well-formed: unclosed tag.');
   assert.equal(f.params, { detail: 'unclosed tag' });
   assert.is(renderMessage(f), f.message);
-  const params = { case: 'identical', published: 'b.xml', uuid: 'u', version: '1' };
+  const params = /** @type {const} */ ({ case: 'identical', published: 'b.xml', uuid: 'u', version: '1' });
   assert.is(finding('dataset-duplicate', params, { severity: 'warning' }).severity, 'warning');
   assert.throws(() => findingOf('xml-malformed', { case: 'no-such-case' }), /No message for xml-malformed \(no-such-case\)/);
   assert.throws(() => findingOf('no-such-code', {}), /No message for no-such-code/);
@@ -60,8 +60,8 @@ test('rule findings from a real EPD render the same text from their params', () 
     .replace('dataSetValidUntil>2027<', 'dataSetValidUntil>2013<')
     .replace('location="RER"', 'location="Germany"')
     .replace(/xml:lang="en"/g, 'xml:lang="de"');
-  const parsed = parseXml(text);
-  const dataset = extractDataset(parsed.root).dataset;
+  const parsed = success(parseXml(text), 'parse');
+  const dataset = success(extractDataset(parsed.root), 'extract').dataset;
   const findings = validateDocument({ file, text, root: parsed.root, dataset }, { now: new Date('2026-01-01') });
   const codes = findings.map((f) => f.ruleId);
   for (const code of ['eco-valid-until', 'eco-location', 'eco-name-en']) assert.ok(codes.includes(code), code);
