@@ -9,6 +9,7 @@ import { ROOT } from '../helpers/index.js';
 /** Lowest first; a folder (or top-level file) may import from its own folder and from those before it. */
 const LAYERS = [
   ['util', 'errors', 'findings', 'version', 'schemas'],
+  ['messages'],
   ['read'],
   ['parse'],
   ['rules'],
