@@ -3,7 +3,7 @@ import { createReadStream, existsSync } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { siteContentType } from '../emit/content-types.js';
+import { siteContentType } from '../site/routes.js';
 import { pool } from '../emit/write.js';
 import { InputError } from '../errors.js';
 

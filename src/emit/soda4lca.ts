@@ -3,7 +3,7 @@ import type { ResolvedConfig } from '../config/load.js';
 import { pickText, type LangText, type Ref } from '../parse/extract.js';
 import { KNOWN_COMPLIANCE } from '../parse/ilcd.js';
 import { jsonWithItems } from './stream.js';
-import { datasetUrl, nodeUrl } from './urls.js';
+import { datasetUrl, nodeUrl } from '../site/routes.js';
 import { attrString, el } from './xml-writer.js';
 
 /**
@@ -18,8 +18,6 @@ export const SAPI = {
   epd: 'http://www.iai.kit.edu/EPD/2013',
   xlink: 'http://www.w3.org/1999/xlink',
 } as const;
-
-export { LIST_JSON_TYPE, LIST_XML_TYPE } from './content-types.js';
 
 /** The `baseURL` of nodeinfo; soda4LCA builds every href as baseURL + "/processes/" + uuid. */
 export function serviceBaseUrl(cfg: Pick<ResolvedConfig, 'baseUrl'>): string {

@@ -4,7 +4,7 @@ import { dirname, join, parse as parsePath, resolve } from 'node:path';
 import { OutputError } from '../errors.js';
 import { isInside, isSafeDocumentName } from '../read/inputs.js';
 import type { BuildCache } from './cache.js';
-import type { PlannedFile } from './plan.js';
+import type { PlannedFile } from './files.js';
 import { checkWritable, MOUNT_HINT, outputFailure, removeStaleTemps, tempPrefix } from './output-dir.js';
 import { coalesce } from './stream.js';
 

@@ -1,5 +1,5 @@
 import { ConfigError } from '../errors.js';
-import type { PlannedFile } from '../emit/plan.js';
+import type { PlannedFile } from '../emit/files.js';
 import { apache } from './apache.js';
 import { githubPages } from './github-pages.js';
 import { nginx } from './nginx.js';

@@ -1,5 +1,5 @@
 import type { ResolvedConfig } from '../config/load.js';
-import type { PlannedFile } from '../emit/plan.js';
+import type { PlannedFile } from '../emit/files.js';
 
 export const HOST_NAMES = ['nginx', 'apache', 'netlify', 'cloudflare-pages', 'github-pages', 's3-cloudfront'] as const;
 export type HostName = (typeof HOST_NAMES)[number];

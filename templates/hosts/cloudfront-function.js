@@ -2,8 +2,8 @@
 // Maps the API URLs onto the files of the published tree; plain ES5 so it runs on cloudfront-js-1.0 and 2.0.
 // Attach it to the distribution's default behaviour as "Viewer request"; CORS comes from a response headers policy.
 var UUID = '[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}';
-var DATASET = new RegExp('^/(resource/(processes|flows|flowproperties|unitgroups|contacts|sources|lciamethods)|v1/epds)/' + UUID + '$');
-var LIST = /^\/resource\/(processes|flows|flowproperties|unitgroups|contacts|sources|lciamethods)$/;
+var DATASET = new RegExp('^/(resource/({{DATASET_FOLDERS}})|{{V1_EPDS}})/' + UUID + '$');
+var LIST = /^\/resource\/({{DATASET_FOLDERS}})$/;
 // Below a dataset URL: the files of its sibling <uuid>_files/ folder. The URI stays percent-encoded: S3 decodes the key.
 var SUB = [
   [new RegExp('^/resource/processes/(' + UUID + ')/zipexport$'), '/resource/processes/$1_files/zipexport.zip'],
@@ -11,11 +11,7 @@ var SUB = [
   [new RegExp('^/resource/sources/(' + UUID + ')/([^/]+)$'), '/resource/sources/$1_files/$2']
 ];
 var FIXED = {
-  '/v1/epds': '/v1/epds/index.json',
-  '/nodeinfo': '/nodeinfo/index.xml',
-  '/resource/nodeinfo': '/resource/nodeinfo/index.xml',
-  '/healthz': '/healthz/index.json',
-  '/v1/healthz': '/v1/healthz/index.json'
+{{FIXED_ROUTES}}
 };
 
 function handler(event) {
