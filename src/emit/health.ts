@@ -12,7 +12,7 @@ import { GENERATOR_NAME, GENERATOR_VERSION } from '../version.js';
 import { readInput } from '../read/zip.js';
 import { pool } from './write.js';
 import type { PlannedFile } from './files.js';
-import { datasetFile, EPD_DIRS, HEALTH_FILES, LIST_JSON_TYPE, listFile, SUB, V1_LIST } from '../site/routes.js';
+import { datasetFile, EPD_DIRS, HEALTH_FILES, LIST_JSON_TYPE, listFile, PROCESSES, SUB, V1_LIST } from '../site/routes.js';
 
 export type HealthStatus = 'ok' | 'degraded' | 'fail';
 
@@ -82,11 +82,11 @@ export async function verifyAndDescribe(dir: string, catalog: Catalog, cfg: Reso
       }
       checks.push({ id: 'resource/sources/<uuid>/<file>', ok: badDocs.length === 0, detail: badDocs.length ? `${badDocs.length} source documents missing or altered: ${badDocs.slice(0, 5).join(', ')}` : `${refs.documents.length} source documents present and byte-identical` });
     }
-    const xmlPath = listFile('processes', 'xml');
+    const xmlPath = listFile(PROCESSES, 'xml');
     const xml = await scanList(join(dir, xmlPath), '<process:process ', /\sserviceapi:totalSize="(\d+)"/);
     checks.push({ id: xmlPath, ok: xml.entries === n && xml.total === n, detail: `${xml.entries} entries, totalSize ${xml.total ?? 'missing'}, ${n} EPDs published` });
     lists.push({ path: xmlPath, entries: xml.entries, sha256: xml.sha256 });
-    lists.push(await jsonListCheck(dir, listFile('processes', 'json'), '"dsType":"Process"', n, checks));
+    lists.push(await jsonListCheck(dir, listFile(PROCESSES, 'json'), '"dsType":"Process"', n, checks));
   }
   if (cfg.pathSets.v1) lists.push(await jsonListCheck(dir, V1_LIST, '"formatVersion": ', n, checks));
 

@@ -1,7 +1,7 @@
 import { planDependencyFiles } from './dependencies.js';
 import { planTypeLists } from './type-lists.js';
 import { DATASET_TYPES } from '../parse/ilcd.js';
-import { datasetFile, HTML_TYPE, INDEX_HTML, LIST_JSON_TYPE, LIST_XML_TYPE, listFile, NODEINFO_FILES, V1_LIST, v1EpdFile } from '../site/routes.js';
+import { datasetFile, HTML_TYPE, INDEX_HTML, LIST_JSON_TYPE, LIST_XML_TYPE, listFile, PROCESSES, NODEINFO_FILES, V1_LIST, v1EpdFile } from '../site/routes.js';
 import { v1ListJson } from './draft-v1.js';
 import { inputSource, type PlanContext, type PlannedFile } from './files.js';
 import { renderIndexHtml } from './html.js';
@@ -23,8 +23,8 @@ export function planSite({ catalog, cfg, builtAt, references }: PlanContext): Pl
     }
     if (references) append(files, planDependencyFiles(catalog.epds, references, { zipExport: cfg.zipExport }));
     append(files, planTypeLists(catalog, cfg));
-    add(listFile('processes', 'xml'), LIST_XML_TYPE, { parts: () => processListXml(catalog.epds, cfg) });
-    add(listFile('processes', 'json'), LIST_JSON_TYPE, { parts: () => processListJson(catalog.epds, cfg) });
+    add(listFile(PROCESSES, 'xml'), LIST_XML_TYPE, { parts: () => processListXml(catalog.epds, cfg) });
+    add(listFile(PROCESSES, 'json'), LIST_JSON_TYPE, { parts: () => processListJson(catalog.epds, cfg) });
     const nodeinfo = nodeInfoXml(cfg);
     for (const f of NODEINFO_FILES) add(f, LIST_XML_TYPE, { text: nodeinfo });
   }

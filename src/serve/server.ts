@@ -14,6 +14,7 @@ import {
   LIST_URLS,
   LIST_XML_TYPE,
   listFile,
+  PROCESSES,
   siteContentType,
   SUB_RESOURCES,
   subResourceFile,
@@ -42,7 +43,7 @@ export interface SiteServer {
 /** The URLs of src/site/routes.ts: below a dataset URL, files of the sibling `<uuid>_files/` folder. */
 const SUBS = SUB_RESOURCES.map((sub) => ({ sub, re: subResourceUrlRe(sub) }));
 const FIXED: Record<string, string> = Object.fromEntries(FIXED_ROUTES.map((r) => [r.url, r.files[0]!.file]));
-const PROCESS_LIST = { xml: listFile('processes', 'xml'), json: listFile('processes', 'json') };
+const PROCESS_LIST = { xml: listFile(PROCESSES, 'xml'), json: listFile(PROCESSES, 'json') };
 const LIST_PARAMS = ['startIndex', 'pageSize', 'search', 'name'];
 const ALLOW = 'GET, HEAD, OPTIONS';
 /** Published names never hold these (isSafeDocumentName), so a request for one is malformed, not missing. */

@@ -36,8 +36,12 @@ const NODEINFO = 'nodeinfo';
 
 /** soda4LCA resource folders (`/resource/<folder>/<uuid>`), one per ILCD dataset type, processes first. */
 export const DATASET_FOLDERS: readonly string[] = DATASET_TYPES.map((t) => t.folder);
+const folderOf = (type: string) => DATASET_TYPES.find((t) => t.type === type)!.folder;
+/** The EPDs' resource folder (`/resource/processes`) and that of the source datasets (their documents live below). */
+export const PROCESSES = folderOf('process');
+const SOURCES = folderOf('source');
 /** Folders of the EPDs themselves, per path set. */
-export const EPD_DIRS = { default: `${RESOURCE}/processes`, v1: `${V1}/epds` } as const satisfies Record<PathSet, string>;
+export const EPD_DIRS = { default: `${RESOURCE}/${PROCESSES}`, v1: `${V1}/epds` } as const satisfies Record<PathSet, string>;
 /** The health documents, per path set (written last, from a check of the written tree). */
 export const HEALTH_FILES = { default: `${HEALTH}/index.json`, v1: `${V1}/${HEALTH}/index.json` } as const satisfies Record<PathSet, string>;
 export const NODEINFO_FILES = [`${NODEINFO}/index.xml`, `${RESOURCE}/${NODEINFO}/index.xml`] as const;
@@ -75,9 +79,9 @@ export function v1EpdFile(uuid: string): string {
  * `<uuid>_files/` folder; hosts rewrite the URL onto it (docs/dependencies.md). `name` stands for any file name.
  */
 export const SUB_RESOURCES = [
-  { id: 'zipexport', folder: 'processes', url: 'zipexport', file: 'zipexport.zip' },
-  { id: 'epd', folder: 'processes', url: 'epd', file: 'epd.pdf' },
-  { id: 'source-document', folder: 'sources', url: 'name', file: 'name' },
+  { id: 'zipexport', folder: PROCESSES, url: 'zipexport', file: 'zipexport.zip' },
+  { id: 'epd', folder: PROCESSES, url: 'epd', file: 'epd.pdf' },
+  { id: 'source-document', folder: SOURCES, url: 'name', file: 'name' },
 ] as const;
 export type SubResource = (typeof SUB_RESOURCES)[number];
 
@@ -136,7 +140,7 @@ const listRoute = (folder: string, title: string): Route => ({
 /** Every public URL of a site, both path sets. */
 export const ROUTES: readonly Route[] = [
   { id: 'home', pathSet: 'both', url: '/', files: [{ file: INDEX_HTML, type: HTML_TYPE }], title: 'HTML catalogue' },
-  ...DATASET_FOLDERS.map((f) => listRoute(f, f === 'processes' ? 'EPD list' : `${f} list`)),
+  ...DATASET_FOLDERS.map((f) => listRoute(f, f === PROCESSES ? 'EPD list' : `${f} list`)),
   { id: 'v1:list', pathSet: 'v1', url: `/${EPD_DIRS.v1}`, files: [{ file: V1_LIST, type: LIST_JSON_TYPE, format: 'json' }], title: 'EPD list, draft v1' },
   ...DATASET_FOLDERS.map((f): Route => ({ id: `dataset:${f}`, pathSet: 'default', url: `/${RESOURCE}/${f}/{uuid}`, files: [{ file: `${RESOURCE}/${f}/{uuid}`, type: LIST_XML_TYPE }], title: `${f} dataset` })),
   { id: 'v1:epd', pathSet: 'v1', url: `/${EPD_DIRS.v1}/{uuid}`, files: [{ file: `${EPD_DIRS.v1}/{uuid}`, type: LIST_XML_TYPE }], title: 'EPD, draft v1' },
@@ -174,7 +178,7 @@ export const FOLDER_ALTERNATION = DATASET_FOLDERS.join('|');
 /** Values of the `{{NAME}}` placeholders of templates/hosts: the paths there come from here. */
 export const TEMPLATE_ROUTES: Readonly<Record<string, string>> = {
   DATASET_FOLDERS: FOLDER_ALTERNATION,
-  OTHER_FOLDERS: DATASET_FOLDERS.filter((f) => f !== 'processes').join('|'),
+  OTHER_FOLDERS: DATASET_FOLDERS.filter((f) => f !== PROCESSES).join('|'),
   V1_EPDS: EPD_DIRS.v1,
   NODEINFO,
   HEALTH,
