@@ -93,13 +93,16 @@ export const SUB = {
   zipExport: (uuid: string) => subResourceFile(ZIPEXPORT, uuid),
 } as const;
 
+/** The type of a file named by the publisher: from its extension (documentContentType). */
+export const BY_EXTENSION = 'by-extension';
+
 /** One public URL: its path (`{uuid}`, `{name}` stand for segments), what answers it, and in which path set. */
 export interface Route {
   id: string;
   pathSet: PathSet | 'both';
   url: string;
   /** The file per representation; lists have XML (the default) and JSON (`?format=json`). */
-  files: { file: string; type: string; format?: 'xml' | 'json' }[];
+  files: { file: string; type: string | typeof BY_EXTENSION; format?: 'xml' | 'json' }[];
   /** For the HTML catalogue and docs. */
   title: string;
 }
@@ -147,7 +150,7 @@ export const ROUTES: readonly Route[] = [
   ...SUB_RESOURCES.map((s): Route => {
     const name = s.url === 'name' ? '{name}' : s.url;
     const file = s.file === 'name' ? '{name}' : s.file;
-    return { id: s.id, pathSet: 'default', url: `/${RESOURCE}/${s.folder}/{uuid}/${name}`, files: [{ file: `${RESOURCE}/${s.folder}/{uuid}_files/${file}`, type: documentContentType(file) }], title: s.id };
+    return { id: s.id, pathSet: 'default', url: `/${RESOURCE}/${s.folder}/{uuid}/${name}`, files: [{ file: `${RESOURCE}/${s.folder}/{uuid}_files/${file}`, type: s.file === 'name' ? BY_EXTENSION : documentContentType(file) }], title: s.id };
   }),
   { id: 'nodeinfo', pathSet: 'default', url: `/${NODEINFO}`, files: [{ file: NODEINFO_FILES[0], type: LIST_XML_TYPE }], title: 'node information' },
   { id: 'resource-nodeinfo', pathSet: 'default', url: `/${RESOURCE}/${NODEINFO}`, files: [{ file: NODEINFO_FILES[1], type: LIST_XML_TYPE }], title: 'node information' },
