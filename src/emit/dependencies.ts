@@ -27,14 +27,14 @@ export function planDependencyFiles(epds: readonly Dataset[], refs: ReferenceRep
   for (const epd of epds) {
     const uuid = epd.header.uuid;
     const pdf = refs.epdPdf.get(uuid);
-    if (pdf) files.push({ path: SUB.epdPdf(uuid), contentType: documentContentType(SUB.epdPdf(uuid)), source: inputSource(pdf.file), key: `sha256:${docKey(pdf.file)}` });
+    if (pdf) files.push({ path: SUB.epdPdf(uuid), contentType: documentContentType('epd.pdf'), source: inputSource(pdf.file), key: `sha256:${docKey(pdf.file)}` });
     const closure = refs.closures.get(uuid);
     if (closure && opts.zipExport) {
       // The export's bytes follow from its entry names and their contents.
       const h = createHash('sha256').update(ZIP_FORMAT);
       for (const d of [epd, ...closure.datasets]) h.update(`${d.header.type}/${d.header.uuid}_${d.header.version}:${d.sha256}\n`);
       for (const sd of closure.documents) h.update(`doc/${sd.name}:${docKey(sd.file)}\n`);
-      files.push({ path: SUB.zipExport(uuid), contentType: documentContentType(SUB.zipExport(uuid)), source: { make: () => zipExport(epd, closure.datasets, closure.documents, cache) }, key: `zip:${h.digest('hex')}` });
+      files.push({ path: SUB.zipExport(uuid), contentType: documentContentType('zipexport.zip'), source: { make: () => zipExport(epd, closure.datasets, closure.documents, cache) }, key: `zip:${h.digest('hex')}` });
     }
   }
   return files;

@@ -21,7 +21,8 @@ export function renderIndexHtml({ catalog, cfg, builtAt }: PlanContext): string 
     for (const f of r.files) {
       // Lists in two formats: say which, and how a client asks for JSON.
       const two = r.files.length > 1;
-      endpoints.push([f.file, `${r.title}${two ? `, soda4LCA ${f.format!.toUpperCase()}` : ''} (${r.url}${two && f.format === 'json' ? '?format=json' : ''})`]);
+      const url = `${r.url}${two && f.format === 'json' ? '?format=json' : ''}`;
+      endpoints.push([f.file, `${r.title}${two ? `, soda4LCA ${f.format!.toUpperCase()}` : ''} (${url})`]);
     }
   }
   const folder = cfg.pathSets.default ? EPD_DIRS.default : EPD_DIRS.v1;

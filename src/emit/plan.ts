@@ -1,7 +1,8 @@
 import { planDependencyFiles } from './dependencies.js';
 import { planTypeLists } from './type-lists.js';
 import { DATASET_TYPES } from '../parse/ilcd.js';
-import { datasetFile, HTML_TYPE, INDEX_HTML, LIST_JSON_TYPE, LIST_XML_TYPE, listFile, PROCESSES, NODEINFO_FILES, V1_LIST, v1EpdFile } from '../site/routes.js';
+import { datasetFile, HTML_TYPE, INDEX_HTML, LIST_JSON_TYPE, LIST_XML_TYPE, listFile, NODEINFO_FILES, PROCESSES } from '../site/routes.js';
+import { V1_LIST, v1EpdFile } from '../site/routes.js';
 import { v1ListJson } from './draft-v1.js';
 import { inputSource, type PlanContext, type PlannedFile } from './files.js';
 import { renderIndexHtml } from './html.js';
@@ -19,7 +20,9 @@ export function planSite({ catalog, cfg, builtAt, references }: PlanContext): Pl
   const add = (path: string, contentType: string, source: PlannedFile['source'], key?: string) => files.push({ path, contentType, source, ...(key ? { key } : {}) });
   if (cfg.pathSets.default) {
     for (const t of DATASET_TYPES) {
-      for (const d of catalog.byType[t.type]) add(datasetFile(t.folder, d.header.uuid), LIST_XML_TYPE, inputSource(d.file), `sha256:${d.sha256}`);
+      for (const d of catalog.byType[t.type]) {
+        add(datasetFile(t.folder, d.header.uuid), LIST_XML_TYPE, inputSource(d.file), `sha256:${d.sha256}`);
+      }
     }
     if (references) append(files, planDependencyFiles(catalog.epds, references, { zipExport: cfg.zipExport }));
     append(files, planTypeLists(catalog, cfg));

@@ -41,9 +41,9 @@ const folderOf = (type: string) => DATASET_TYPES.find((t) => t.type === type)!.f
 export const PROCESSES = folderOf('process');
 const SOURCES = folderOf('source');
 /** Folders of the EPDs themselves, per path set. */
-export const EPD_DIRS = { default: `${RESOURCE}/${PROCESSES}`, v1: `${V1}/epds` } as const satisfies Record<PathSet, string>;
+export const EPD_DIRS = { default: `${RESOURCE}/${PROCESSES}`, v1: `${V1}/epds` } as const;
 /** The health documents, per path set (written last, from a check of the written tree). */
-export const HEALTH_FILES = { default: `${HEALTH}/index.json`, v1: `${V1}/${HEALTH}/index.json` } as const satisfies Record<PathSet, string>;
+export const HEALTH_FILES = { default: `${HEALTH}/index.json`, v1: `${V1}/${HEALTH}/index.json` } as const;
 export const NODEINFO_FILES = [`${NODEINFO}/index.xml`, `${RESOURCE}/${NODEINFO}/index.xml`] as const;
 export const INDEX_HTML = 'index.html';
 
@@ -129,33 +129,47 @@ function documentType(name: string): string | undefined {
   return ext ? DOC_TYPES[ext] : undefined;
 }
 
-const listRoute = (folder: string, title: string): Route => ({
-  id: `list:${folder}`,
-  pathSet: 'default',
-  url: `/${RESOURCE}/${folder}`,
-  files: [
+/** Health URLs per path set (what `check` fetches). */
+export const HEALTH_URLS = { default: `/${HEALTH}`, v1: `/${V1}/${HEALTH}` } as const;
+export const NODEINFO_URLS = [`/${NODEINFO}`, `/${RESOURCE}/${NODEINFO}`] as const;
+export const LIST_URLS = { default: `/${EPD_DIRS.default}`, v1: `/${EPD_DIRS.v1}` } as const;
+
+/** A route answered by one file. */
+function one(id: string, pathSet: Route['pathSet'], url: string, file: string, type: string, title: string): Route {
+  return { id, pathSet, url, files: [{ file, type }], title };
+}
+
+/** A soda4LCA list: XML by default, JSON with `?format=json`. */
+function listRoute(folder: string): Route {
+  const files: Route['files'] = [
     { file: listFile(folder, 'xml'), type: LIST_XML_TYPE, format: 'xml' },
     { file: listFile(folder, 'json'), type: LIST_JSON_TYPE, format: 'json' },
-  ],
-  title,
-});
+  ];
+  const title = folder === PROCESSES ? 'EPD list' : `${folder} list`;
+  return { id: `list:${folder}`, pathSet: 'default', url: `/${RESOURCE}/${folder}`, files, title };
+}
+
+function subRoute(s: SubResource): Route {
+  const [url, file] = [s.url, s.file].map((x) => (x === 'name' ? '{name}' : x)) as [string, string];
+  const type = s.file === 'name' ? BY_EXTENSION : documentContentType(file);
+  return one(s.id, 'default', `/${RESOURCE}/${s.folder}/{uuid}/${url}`, `${RESOURCE}/${s.folder}/{uuid}_files/${file}`, type, s.id);
+}
 
 /** Every public URL of a site, both path sets. */
 export const ROUTES: readonly Route[] = [
-  { id: 'home', pathSet: 'both', url: '/', files: [{ file: INDEX_HTML, type: HTML_TYPE }], title: 'HTML catalogue' },
-  ...DATASET_FOLDERS.map((f) => listRoute(f, f === PROCESSES ? 'EPD list' : `${f} list`)),
-  { id: 'v1:list', pathSet: 'v1', url: `/${EPD_DIRS.v1}`, files: [{ file: V1_LIST, type: LIST_JSON_TYPE, format: 'json' }], title: 'EPD list, draft v1' },
-  ...DATASET_FOLDERS.map((f): Route => ({ id: `dataset:${f}`, pathSet: 'default', url: `/${RESOURCE}/${f}/{uuid}`, files: [{ file: `${RESOURCE}/${f}/{uuid}`, type: LIST_XML_TYPE }], title: `${f} dataset` })),
-  { id: 'v1:epd', pathSet: 'v1', url: `/${EPD_DIRS.v1}/{uuid}`, files: [{ file: `${EPD_DIRS.v1}/{uuid}`, type: LIST_XML_TYPE }], title: 'EPD, draft v1' },
-  ...SUB_RESOURCES.map((s): Route => {
-    const name = s.url === 'name' ? '{name}' : s.url;
-    const file = s.file === 'name' ? '{name}' : s.file;
-    return { id: s.id, pathSet: 'default', url: `/${RESOURCE}/${s.folder}/{uuid}/${name}`, files: [{ file: `${RESOURCE}/${s.folder}/{uuid}_files/${file}`, type: s.file === 'name' ? BY_EXTENSION : documentContentType(file) }], title: s.id };
+  one('home', 'both', '/', INDEX_HTML, HTML_TYPE, 'HTML catalogue'),
+  ...DATASET_FOLDERS.map(listRoute),
+  { id: 'v1:list', pathSet: 'v1', url: LIST_URLS.v1, files: [{ file: V1_LIST, type: LIST_JSON_TYPE, format: 'json' }], title: 'EPD list, draft v1' },
+  ...DATASET_FOLDERS.map((f) => {
+    const file = `${RESOURCE}/${f}/{uuid}`;
+    return one(`dataset:${f}`, 'default', `/${file}`, file, LIST_XML_TYPE, `${f} dataset`);
   }),
-  { id: 'nodeinfo', pathSet: 'default', url: `/${NODEINFO}`, files: [{ file: NODEINFO_FILES[0], type: LIST_XML_TYPE }], title: 'node information' },
-  { id: 'resource-nodeinfo', pathSet: 'default', url: `/${RESOURCE}/${NODEINFO}`, files: [{ file: NODEINFO_FILES[1], type: LIST_XML_TYPE }], title: 'node information' },
-  { id: 'health', pathSet: 'default', url: `/${HEALTH}`, files: [{ file: HEALTH_FILES.default, type: LIST_JSON_TYPE }], title: 'health' },
-  { id: 'v1:health', pathSet: 'v1', url: `/${V1}/${HEALTH}`, files: [{ file: HEALTH_FILES.v1, type: LIST_JSON_TYPE }], title: 'health' },
+  one('v1:epd', 'v1', `${LIST_URLS.v1}/{uuid}`, `${EPD_DIRS.v1}/{uuid}`, LIST_XML_TYPE, 'EPD, draft v1'),
+  ...SUB_RESOURCES.map(subRoute),
+  one('nodeinfo', 'default', NODEINFO_URLS[0], NODEINFO_FILES[0], LIST_XML_TYPE, 'node information'),
+  one('resource-nodeinfo', 'default', NODEINFO_URLS[1], NODEINFO_FILES[1], LIST_XML_TYPE, 'node information'),
+  one('health', 'default', HEALTH_URLS.default, HEALTH_FILES.default, LIST_JSON_TYPE, 'health'),
+  one('v1:health', 'v1', HEALTH_URLS.v1, HEALTH_FILES.v1, LIST_JSON_TYPE, 'health'),
 ];
 
 /** URLs answered by one fixed file (no placeholder, one representation; the site root aside), in table order. */
@@ -166,10 +180,6 @@ export function routeEnabled(r: Route, pathSets: Readonly<Record<PathSet, boolea
   return r.pathSet === 'both' || pathSets[r.pathSet];
 }
 
-/** Health URLs per path set (what `check` fetches). */
-export const HEALTH_URLS = { default: `/${HEALTH}`, v1: `/${V1}/${HEALTH}` } as const satisfies Record<PathSet, string>;
-export const NODEINFO_URLS = [`/${NODEINFO}`, `/${RESOURCE}/${NODEINFO}`] as const;
-export const LIST_URLS = { default: `/${EPD_DIRS.default}`, v1: `/${EPD_DIRS.v1}` } as const satisfies Record<PathSet, string>;
 
 /** Folders a deploy may delete from (plus index.html): everything else under the target prefix is not po-node's. */
 export const SITE_TOP_FOLDERS = [RESOURCE, V1, NODEINFO, HEALTH] as const;
