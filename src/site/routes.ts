@@ -9,6 +9,12 @@ import { DATASET_TYPES, UUID_RE } from '../parse/ilcd.js';
 
 export type PathSet = 'default' | 'v1';
 
+/** Path-set prefixes and the fixed names below them. */
+const RESOURCE = 'resource';
+const V1 = 'v1';
+const HEALTH = 'healthz';
+const NODEINFO = 'nodeinfo';
+
 /**
  * URLs written into documents. With a base URL they are absolute, as soda4LCA writes them;
  * without one they are root-relative, which works only when the site is served at a host's root.
@@ -27,12 +33,6 @@ export const LIST_JSON_TYPE = 'application/json;charset=UTF-8';
 export const HTML_TYPE = 'text/html; charset=UTF-8';
 /** What nginx and Apache send with every answer (templates/hosts); static files are re-validated after 5 minutes. */
 export const CACHE_CONTROL = 'public, max-age=300';
-
-/** Path-set prefixes and the fixed names below them. */
-const RESOURCE = 'resource';
-const V1 = 'v1';
-const HEALTH = 'healthz';
-const NODEINFO = 'nodeinfo';
 
 /** soda4LCA resource folders (`/resource/<folder>/<uuid>`), one per ILCD dataset type, processes first. */
 export const DATASET_FOLDERS: readonly string[] = DATASET_TYPES.map((t) => t.folder);
@@ -66,7 +66,7 @@ export function safeUuid(uuid: string): string {
   return uuid;
 }
 
-/** The file of a dataset: `resource/<folder>/<uuid>` (or `v1/epds/<uuid>` with `dir`). */
+/** The file of a dataset, `resource/<folder>/<uuid>`, and of an EPD of the v1 path set. */
 export function datasetFile(folder: string, uuid: string): string {
   return `${RESOURCE}/${folder}/${safeUuid(uuid)}`;
 }
@@ -190,11 +190,16 @@ export const FOLDER_ALTERNATION = DATASET_FOLDERS.join('|');
 
 /** Values of the `{{NAME}}` placeholders of templates/hosts: the paths there come from here. */
 export const TEMPLATE_ROUTES: Readonly<Record<string, string>> = {
+  UUID: UUID_SRC,
   DATASET_FOLDERS: FOLDER_ALTERNATION,
   OTHER_FOLDERS: DATASET_FOLDERS.filter((f) => f !== PROCESSES).join('|'),
   V1_EPDS: EPD_DIRS.v1,
   NODEINFO,
   HEALTH,
+  PROCESSES,
+  SOURCES,
+  // Sub-resources at a fixed name: {{ZIPEXPORT}} (the URL segment) and {{ZIPEXPORT_FILE}} (the file in <uuid>_files/).
+  ...Object.fromEntries(SUB_RESOURCES.filter((s) => s.url !== 'name').flatMap((s) => [[s.id.toUpperCase(), s.url], [`${s.id.toUpperCase()}_FILE`, s.file]])),
   FIXED_ROUTES: FIXED_ROUTES.map((r) => `  '${r.url}': '/${r.files[0]!.file}'`).join(',\n'),
 };
 
