@@ -1,5 +1,5 @@
 import type { PlannedFile } from '../emit/files.js';
-import { DATASET_FOLDERS, datasetDirs, FIXED_ROUTES, LIST_JSON_TYPE, LIST_XML_TYPE, listFile, subResourceOf } from '../site/routes.js';
+import { datasetDirs, FIXED_ROUTES, LIST_JSON_TYPE, LIST_XML_TYPE, ROUTES, subResourceOf } from '../site/routes.js';
 import type { HostContext, HostEmitter, HostOutput } from './types.js';
 
 /**
@@ -29,13 +29,12 @@ function emitRedirects(ctx: HostContext, queryRules: boolean): HostOutput {
   };
   if (cfg.pathSets.default) {
     if (queryRules) r.push('# format=json picks the JSON list (Netlify matches query values exactly: the two usual spellings).');
-    for (const folder of DATASET_FOLDERS) {
-      if (!byPath.has(listFile(folder, 'xml'))) continue;
-      copy(listFile(folder, 'xml'), `resource/${folder}.xml`, LIST_XML_TYPE);
-      copy(listFile(folder, 'json'), `resource/${folder}.json`, LIST_JSON_TYPE);
-      if (queryRules) for (const from of [`/resource/${folder}`, `/resource/${folder}/`]) for (const v of ['json', 'JSON']) rule(from, `/resource/${folder}.json`, `format=${v}`);
-      rule(`/resource/${folder}`, `/resource/${folder}.xml`);
-      rule(`/resource/${folder}/`, `/resource/${folder}.xml`);
+    // The lists (the routes with an XML and a JSON file), copied next to their folders.
+    for (const { url, files: [xml, json] } of ROUTES.filter((x) => x.pathSet === 'default' && x.files.length === 2)) {
+      if (!byPath.has(xml!.file)) continue;
+      for (const f of [xml!, json!]) copy(f.file, `${url.slice(1)}.${f.format}`, f.type);
+      if (queryRules) for (const from of [url, `${url}/`]) for (const v of ['json', 'JSON']) rule(from, `${url}.json`, `format=${v}`);
+      for (const from of [url, `${url}/`]) rule(from, `${url}.xml`);
     }
     fixedRules('default');
     // Below a dataset URL: one rule per published file (a `:uuid_files` placeholder would not parse); names percent-encoded.

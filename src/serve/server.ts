@@ -15,12 +15,12 @@ import {
   LIST_XML_TYPE,
   listFile,
   PROCESSES,
+  SITE_MARKERS,
   siteContentType,
   SUB_RESOURCES,
   subResourceFile,
   subResourceUrlRe,
   TYPE_LIST_URL_RE,
-  V1_LIST,
 } from '../site/routes.js';
 import { isInside } from '../read/inputs.js';
 
@@ -70,8 +70,8 @@ class HttpError extends Error {
  */
 export function createSiteServer(siteDir: string, opts: SiteServerOptions = {}): SiteServer {
   const root = resolve(siteDir);
-  if (!existsSync(join(root, PROCESS_LIST.xml)) && !existsSync(join(root, V1_LIST))) {
-    throw new InputError(`${siteDir} is not a built po-node site (no ${PROCESS_LIST.xml} or ${V1_LIST})`, { hint: 'Run `po-node build` first, or pass the output folder: po-node serve site' });
+  if (!SITE_MARKERS.some((f) => existsSync(join(root, f)))) {
+    throw new InputError(`${siteDir} is not a built po-node site (no ${SITE_MARKERS.join(' or ')})`, { hint: 'Run `po-node build` first, or pass the output folder: po-node serve site' });
   }
   const log = opts.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const ctx: Ctx = { root, list: new ListCache(root), log };

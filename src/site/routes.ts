@@ -52,6 +52,8 @@ export function listFile(folder: string, format: 'xml' | 'json'): string {
   return `${RESOURCE}/${folder}/index.${format}`;
 }
 export const V1_LIST = `${EPD_DIRS.v1}/index.json`;
+/** A built site has at least one of these (its EPD list in either path set): `serve` and `deploy` refuse other folders. */
+export const SITE_MARKERS = [listFile(PROCESSES, 'xml'), V1_LIST] as const;
 
 /** Folders holding extensionless dataset files, per enabled path set. */
 export function datasetDirs(pathSets: Readonly<Record<PathSet, boolean>>): string[] {
