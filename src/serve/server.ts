@@ -71,7 +71,9 @@ class HttpError extends Error {
 export function createSiteServer(siteDir: string, opts: SiteServerOptions = {}): SiteServer {
   const root = resolve(siteDir);
   if (!SITE_MARKERS.some((f) => existsSync(join(root, f)))) {
-    throw new InputError(`${siteDir} is not a built po-node site (no ${SITE_MARKERS.join(' or ')})`, { hint: 'Run `po-node build` first, or pass the output folder: po-node serve site' });
+    throw new InputError(`${siteDir} is not a built po-node site (no ${SITE_MARKERS.join(' or ')})`, {
+      hint: 'Run `po-node build` first, or pass the output folder: po-node serve site',
+    });
   }
   const log = opts.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const ctx: Ctx = { root, list: new ListCache(root), log };

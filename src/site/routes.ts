@@ -154,14 +154,21 @@ function listRoute(folder: string): Route {
 function subRoute(s: SubResource): Route {
   const [url, file] = [s.url, s.file].map((x) => (x === 'name' ? '{name}' : x)) as [string, string];
   const type = s.file === 'name' ? BY_EXTENSION : documentContentType(file);
-  return one(s.id, 'default', `/${RESOURCE}/${s.folder}/{uuid}/${url}`, `${RESOURCE}/${s.folder}/{uuid}_files/${file}`, type, s.id);
+  const dir = `${RESOURCE}/${s.folder}/{uuid}`;
+  return one(s.id, 'default', `/${dir}/${url}`, `${dir}_files/${file}`, type, s.id);
 }
 
 /** Every public URL of a site, both path sets. */
 export const ROUTES: readonly Route[] = [
   one('home', 'both', '/', INDEX_HTML, HTML_TYPE, 'HTML catalogue'),
   ...DATASET_FOLDERS.map(listRoute),
-  { id: 'v1:list', pathSet: 'v1', url: LIST_URLS.v1, files: [{ file: V1_LIST, type: LIST_JSON_TYPE, format: 'json' }], title: 'EPD list, draft v1' },
+  {
+    id: 'v1:list',
+    pathSet: 'v1',
+    url: LIST_URLS.v1,
+    files: [{ file: V1_LIST, type: LIST_JSON_TYPE, format: 'json' }],
+    title: 'EPD list, draft v1',
+  },
   ...DATASET_FOLDERS.map((f) => {
     const file = `${RESOURCE}/${f}/{uuid}`;
     return one(`dataset:${f}`, 'default', `/${file}`, file, LIST_XML_TYPE, `${f} dataset`);
@@ -182,7 +189,6 @@ export function routeEnabled(r: Route, pathSets: Readonly<Record<PathSet, boolea
   return r.pathSet === 'both' || pathSets[r.pathSet];
 }
 
-
 /** Folders a deploy may delete from (plus index.html): everything else under the target prefix is not po-node's. */
 export const SITE_TOP_FOLDERS = [RESOURCE, V1, NODEINFO, HEALTH] as const;
 
@@ -201,7 +207,12 @@ export const TEMPLATE_ROUTES: Readonly<Record<string, string>> = {
   PROCESSES,
   SOURCES,
   // Sub-resources at a fixed name: {{ZIPEXPORT}} (the URL segment) and {{ZIPEXPORT_FILE}} (the file in <uuid>_files/).
-  ...Object.fromEntries(SUB_RESOURCES.filter((s) => s.url !== 'name').flatMap((s) => [[s.id.toUpperCase(), s.url], [`${s.id.toUpperCase()}_FILE`, s.file]])),
+  ...Object.fromEntries(
+    SUB_RESOURCES.filter((s) => s.url !== 'name').flatMap((s) => [
+      [s.id.toUpperCase(), s.url],
+      [`${s.id.toUpperCase()}_FILE`, s.file],
+    ]),
+  ),
   FIXED_ROUTES: FIXED_ROUTES.map((r) => `  '${r.url}': '/${r.files[0]!.file}'`).join(',\n'),
 };
 
