@@ -4,6 +4,7 @@ import type { ReferenceReport } from './catalog/references.js';
 import type { ResolvedConfig } from './config/load.js';
 import { BuildCache, cacheFile, cacheKey, defaultCacheDir, type CacheStats } from './cache/build-cache.js';
 import { healthFiles, verifyAndDescribe, type HealthDoc } from './emit/health.js';
+import { assertUniquePaths } from './emit/files.js';
 import { planSite } from './emit/plan.js';
 import { checkOutputFolder, writeSite, type WriteOptions } from './emit/write.js';
 import { emitHosts } from './hosts/index.js';
@@ -84,6 +85,10 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   }
 
   const files = planSite({ catalog, cfg, builtAt, references });
+  // Each host emits once: files in the published tree (.htaccess, _redirects, .nojekyll) and configs outside it.
+  const hosts = emitHosts(cfg.hosts ?? [], { cfg, site: files });
+  append(files, hosts.site);
+  assertUniquePaths(files);
   opts.onProgress?.({ phase: 'write', files: files.length });
   let health: HealthDoc | undefined;
   await writeSite(files, { out: cfg.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false, cache, ...(process.env.SOURCE_DATE_EPOCH ? { mtime: builtAt } : {}) }, async (dir) => {
@@ -100,7 +105,7 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
     summary.warnings += over.length;
   }
   // Host configs outside the tree (nginx, Apache vhost, S3 script): their own folder, swapped in the same way.
-  const deploy = emitHosts(cfg.hosts ?? [], { cfg, site: files }).deploy;
+  const deploy = hosts.deploy;
   if (deploy.length) await writeSite(deploy, deployTo, () => Promise.resolve([]));
   const deployDisplay = deploy.length ? toPosix(relative(cwd, cfg.deploy.out)) || '.' : undefined;
   return { ...base, ...(deployDisplay ? { deployDisplay } : {}), ok: health!.status !== 'fail', written: true, status: health!.status, health: health!, durationMs: performance.now() - started };

@@ -2,6 +2,7 @@ import { type Command, Option } from 'commander';
 import type { BuildOptions } from '../build.js';
 import { palette } from '../util/color.js';
 import { applyReadFlags, readOptions, type Io, type ReadFlags, type SetExit } from './shared.js';
+import { EPD_DIRS, HEALTH_FILES, listFile, NODEINFO_FILES, PROCESSES, V1_LIST } from '../site/routes.js';
 
 interface BuildFlags {
   out?: string;
@@ -48,12 +49,7 @@ Findings: those of one file are listed under it; the same rule and message in se
 count and the first files. --json and --report <file> list every occurrence.
 
 Output (see README.md for the URL each file answers):
-  resource/processes/index.xml   EPD list, soda4LCA XML (the default representation)
-  resource/processes/index.json  EPD list, soda4LCA JSON (format=json)
-  resource/processes/<uuid>      each EPD, bytes unchanged; resource/<type>/<uuid> for flows, contacts, ...
-  nodeinfo/, resource/nodeinfo/  node information (soda4LCA NodeInfo XML)
-  healthz/, v1/healthz/          health, written last from a check of the written tree
-  v1/epds/index.json, v1/epds/<uuid>   draft v1 path set
+${outputLayout()}
 
 Exit codes: 0 built; 1 --strict with errors, or no EPD could be published; 2 usage, config or I/O error.
 Reproducible builds: set SOURCE_DATE_EPOCH to fix the build time written into health and index.html.
@@ -110,4 +106,18 @@ With --host, the site is compared with the host's limits (GitHub Pages 1 GB, Clo
       }
       setExit(result.ok ? 0 : 1);
     });
+}
+
+/** The files of a built site for `build --help`, from the URL layout (src/site/routes.ts). */
+function outputLayout(): string {
+  const folder = (f: string) => f.replace(/index\.\w+$/, '');
+  const rows: [string, string][] = [
+    [listFile(PROCESSES, 'xml'), 'EPD list, soda4LCA XML (the default representation)'],
+    [listFile(PROCESSES, 'json'), 'EPD list, soda4LCA JSON (format=json)'],
+    [`${EPD_DIRS.default}/<uuid>`, 'each EPD, bytes unchanged; resource/<type>/<uuid> for flows, contacts, ...'],
+    [NODEINFO_FILES.map(folder).join(', '), 'node information (soda4LCA NodeInfo XML)'],
+    [Object.values(HEALTH_FILES).map(folder).join(', '), 'health, written last from a check of the written tree'],
+    [`${V1_LIST}, ${EPD_DIRS.v1}/<uuid>`, ' draft v1 path set'],
+  ];
+  return rows.map(([f, what]) => `  ${f.padEnd(29)}  ${what}`).join('\n');
 }

@@ -1,3 +1,5 @@
+import { subResourceOf } from '../site/routes.js';
+
 /**
  * CloudFront paths to invalidate for changed site files: every URL that serves the file (the API form the
  * viewer-request function rewrites, templates/hosts/cloudfront-function.js) and the file's own path.
@@ -6,13 +8,6 @@
 /** Paths CloudFront accepts in one request; also the most a distribution has in progress at once. */
 export const MAX_PATHS_PER_REQUEST = 1000;
 const MAX_PATHS_IN_PROGRESS = 3000;
-
-/** Below a dataset URL: `<uuid>_files/<file>` is served at `<uuid>/<name>` (the function's SUB table, reversed). */
-const SUB_URL: [RegExp, (m: RegExpExecArray) => string][] = [
-  [/^(resource\/processes\/[0-9A-Fa-f-]{36})_files\/zipexport\.zip$/, (m) => `${m[1]}/zipexport`],
-  [/^(resource\/processes\/[0-9A-Fa-f-]{36})_files\/epd\.pdf$/, (m) => `${m[1]}/epd`],
-  [/^(resource\/sources\/[0-9A-Fa-f-]{36})_files\/([^/]+)$/, (m) => `${m[1]}/${m[2]}`],
-];
 
 /** The URL paths (site-relative, unencoded) a site file answers at. */
 export function urlsOf(rel: string): string[] {
@@ -23,10 +18,9 @@ export function urlsOf(rel: string): string[] {
     urls.push(index[1] ? `/${index[1]}` : '/');
     if (index[1]) urls.push(`/${index[1]}/`);
   }
-  for (const [re, to] of SUB_URL) {
-    const m = re.exec(rel);
-    if (m) urls.push(`/${to(m)}`);
-  }
+  // Below a dataset URL: `<uuid>_files/<file>` is served at `<uuid>/<name>` (src/site/routes.ts SUB_RESOURCES).
+  const sub = subResourceOf(rel);
+  if (sub) urls.push(sub.url);
   return urls;
 }
 

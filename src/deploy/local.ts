@@ -3,7 +3,7 @@ import { createReadStream, existsSync } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { siteContentType } from '../emit/content-types.js';
+import { SITE_MARKERS, siteContentType } from '../site/routes.js';
 import { pool } from '../emit/write.js';
 import { InputError } from '../errors.js';
 
@@ -27,8 +27,8 @@ export interface LocalSite {
 /** Every publishable file of a built site, sorted by path. */
 export async function readSite(dir: string): Promise<LocalSite> {
   const root = resolve(dir);
-  if (!existsSync(join(root, 'resource/processes/index.xml')) && !existsSync(join(root, 'v1/epds/index.json'))) {
-    throw new InputError(`${dir} is not a built po-node site (no resource/processes/index.xml or v1/epds/index.json)`, {
+  if (!SITE_MARKERS.some((f) => existsSync(join(root, f)))) {
+    throw new InputError(`${dir} is not a built po-node site (no ${SITE_MARKERS.join(' or ')})`, {
       hint: 'Run `po-node build` first and deploy its output folder: po-node deploy site --to s3://bucket',
     });
   }

@@ -1,5 +1,4 @@
-import { isDatasetPath, isDocumentPath } from '../emit/content-types.js';
-import { HEALTH_PATHS } from '../emit/health.js';
+import { HEALTH_FILES, INDEX_HTML, isDatasetPath, isDocumentPath, SITE_TOP_FOLDERS } from '../site/routes.js';
 import type { LocalFile } from './local.js';
 
 /**
@@ -9,7 +8,7 @@ import type { LocalFile } from './local.js';
 export const PHASES = ['datasets', 'lists', 'health'] as const;
 export type Phase = (typeof PHASES)[number];
 
-const HEALTH = new Set<string>(Object.values(HEALTH_PATHS));
+const HEALTH = new Set<string>(Object.values(HEALTH_FILES));
 
 export function phaseOf(rel: string): Phase {
   if (isDatasetPath(rel) || isDocumentPath(rel)) return 'datasets';
@@ -54,7 +53,7 @@ export interface DeployPlan {
  * so a deploy to a bucket's root cannot delete a second node deployed below it, or files put there by hand.
  */
 export function isSiteObject(rel: string): boolean {
-  return rel === 'index.html' || /^(resource|v1|nodeinfo|healthz)\//.test(rel);
+  return rel === INDEX_HTML || SITE_TOP_FOLDERS.some((f) => rel.startsWith(`${f}/`));
 }
 
 /** A quoted ETag that is a plain MD5 (single-part upload without SSE-KMS); multipart ETags end in -N. */

@@ -1,4 +1,5 @@
 import type { Palette } from '../util/color.js';
+import { INDEX_HTML, SITE_TOP_FOLDERS } from '../site/routes.js';
 import { PHASES } from './plan.js';
 import type { DeployProgress, DeployResult } from './run.js';
 
@@ -63,7 +64,8 @@ export function formatDeployReport(r: DeployResult, c: Palette): string {
   } else if (r.uploads.length + r.deletions.length === 0) {
     lines.push(`  ${c.green('nothing to do: the bucket already holds this site')}`);
   }
-  if (r.kept) lines.push(c.dim(`  kept ${r.kept} objects outside po-node's folders (resource/, v1/, nodeinfo/, healthz/, index.html)`));
+  const ours = [...SITE_TOP_FOLDERS.map((f) => `${f}/`), INDEX_HTML].join(', ');
+  if (r.kept) lines.push(c.dim(`  kept ${r.kept} objects outside po-node's folders (${ours})`));
   if (r.skipped.length) list(c.yellow('not uploaded'), r.skipped.map((s) => `${s.rel}  ${c.dim(s.reason)}`));
   if (r.refused) {
     lines.push(`${c.red('refused:')} ${r.refused}`);

@@ -1,4 +1,4 @@
-import { CACHE_CONTROL } from '../emit/content-types.js';
+import { CACHE_CONTROL } from '../site/routes.js';
 import { pool } from '../emit/write.js';
 import { ConfigError, PoNodeError } from '../errors.js';
 import { GENERATOR_VERSION } from '../version.js';

@@ -1,24 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Dataset } from '../catalog/build.js';
 import type { ReferenceReport, SourceDocument } from '../catalog/references.js';
-import { typeInfo, UUID_RE } from '../parse/ilcd.js';
+import { typeInfo } from '../parse/ilcd.js';
 import type { InputFile } from '../read/inputs.js';
 import { inputBytes, readInput } from '../read/zip.js';
-import { documentContentType } from './content-types.js';
-import { inputSource, type PlannedFile } from './plan.js';
+import { documentContentType, safeUuid as safe, SUB } from '../site/routes.js';
+import { inputSource, type PlannedFile } from './files.js';
 import { zipBytes, zipEntry, type ZipEntry } from './zip-writer.js';
-
-/**
- * Sub-resources of `/resource/<type>/<uuid>` live in `<uuid>_files/` because `<uuid>` is a file;
- * the host rewrites `/resource/<type>/<uuid>/<x>` onto them (docs/dependencies.md).
- */
-export const SUB = {
-  sourceFile: (uuid: string, name: string) => `resource/sources/${safe(uuid)}_files/${name}`,
-  epdPdf: (uuid: string) => `resource/processes/${safe(uuid)}_files/epd.pdf`,
-  zipExport: (uuid: string) => `resource/processes/${safe(uuid)}_files/zipexport.zip`,
-} as const;
-
-export { documentContentType } from './content-types.js';
 
 /** Bump when zipExport's layout changes, so cached exports are not reused. */
 const ZIP_FORMAT = 'zipexport/1\n';
@@ -39,14 +27,14 @@ export function planDependencyFiles(epds: readonly Dataset[], refs: ReferenceRep
   for (const epd of epds) {
     const uuid = epd.header.uuid;
     const pdf = refs.epdPdf.get(uuid);
-    if (pdf) files.push({ path: SUB.epdPdf(uuid), contentType: 'application/pdf', source: inputSource(pdf.file), key: `sha256:${docKey(pdf.file)}` });
+    if (pdf) files.push({ path: SUB.epdPdf(uuid), contentType: documentContentType('epd.pdf'), source: inputSource(pdf.file), key: `sha256:${docKey(pdf.file)}` });
     const closure = refs.closures.get(uuid);
     if (closure && opts.zipExport) {
       // The export's bytes follow from its entry names and their contents.
       const h = createHash('sha256').update(ZIP_FORMAT);
       for (const d of [epd, ...closure.datasets]) h.update(`${d.header.type}/${d.header.uuid}_${d.header.version}:${d.sha256}\n`);
       for (const sd of closure.documents) h.update(`doc/${sd.name}:${docKey(sd.file)}\n`);
-      files.push({ path: SUB.zipExport(uuid), contentType: 'application/zip', source: { make: () => zipExport(epd, closure.datasets, closure.documents, cache) }, key: `zip:${h.digest('hex')}` });
+      files.push({ path: SUB.zipExport(uuid), contentType: documentContentType('zipexport.zip'), source: { make: () => zipExport(epd, closure.datasets, closure.documents, cache) }, key: `zip:${h.digest('hex')}` });
     }
   }
   return files;
@@ -72,9 +60,4 @@ export async function zipExport(epd: Dataset, datasets: readonly Dataset[], docu
     }
   }
   return zipBytes(out);
-}
-
-function safe(uuid: string): string {
-  if (!UUID_RE.test(uuid)) throw new Error(`internal: refusing unsafe UUID ${JSON.stringify(uuid)} as a path`);
-  return uuid;
 }

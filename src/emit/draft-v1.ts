@@ -3,7 +3,7 @@ import type { ResolvedConfig } from '../config/load.js';
 import { pickText, type Ref } from '../parse/extract.js';
 import { complianceName } from './soda4lca.js';
 import { jsonWithItems } from './stream.js';
-import { nodeUrl } from './urls.js';
+import { EPD_DIRS, nodeUrl } from '../site/routes.js';
 
 /**
  * One entry of `/v1/epds`: po-node's own design for the draft path set (no published shape
@@ -47,7 +47,7 @@ function v1Item(d: Dataset, cfg: ResolvedConfig): V1Epd {
     classifications: p.classifications,
     compliance: p.compliance.map((c) => refOut(c, complianceName(c))),
     formatVersion: p.formatVersion,
-    url: nodeUrl(cfg, `v1/epds/${h.uuid}`),
+    url: nodeUrl(cfg, `${EPD_DIRS.v1}/${h.uuid}`),
   };
   const name = pickText(p.names);
   if (name) item.name = name;

@@ -10,9 +10,9 @@ import { cmp, countFindings, type Finding } from '../findings.js';
 import { DATASET_TYPES } from '../parse/ilcd.js';
 import { GENERATOR_NAME, GENERATOR_VERSION } from '../version.js';
 import { readInput } from '../read/zip.js';
-import { SUB } from './dependencies.js';
 import { pool } from './write.js';
-import { CONTENT_TYPES, type PlannedFile } from './plan.js';
+import type { PlannedFile } from './files.js';
+import { datasetFile, EPD_DIRS, HEALTH_FILES, LIST_JSON_TYPE, listFile, PROCESSES, SUB, V1_LIST } from '../site/routes.js';
 
 export type HealthStatus = 'ok' | 'degraded' | 'fail';
 
@@ -22,7 +22,7 @@ export interface HealthCheck {
   detail: string;
 }
 
-/** The health document (schemas/health.schema.json), served at /healthz and /v1/healthz. */
+/** The health document (schemas/health.schema.json), served at the health URLs (src/site/routes.ts). */
 export interface HealthDoc {
   status: HealthStatus;
   reasons: string[];
@@ -38,8 +38,6 @@ export interface HealthDoc {
   lists: { path: string; entries: number; sha256: string }[];
 }
 
-export const HEALTH_PATHS = { default: 'healthz/index.json', v1: 'v1/healthz/index.json' } as const;
-
 /**
  * Verify the written tree (every listed EPD present and byte-identical to its input, list counts)
  * and describe the result. Static files cannot report live state, so this is the honest substitute.
@@ -49,7 +47,7 @@ export async function verifyAndDescribe(dir: string, catalog: Catalog, cfg: Reso
   const lists: HealthDoc['lists'] = [];
   const hashFile = inodeHasher();
   const n = catalog.epds.length;
-  const datasetFolders = [...(cfg.pathSets.default ? ['resource/processes'] : []), ...(cfg.pathSets.v1 ? ['v1/epds'] : [])];
+  const datasetFolders = [...(cfg.pathSets.default ? [EPD_DIRS.default] : []), ...(cfg.pathSets.v1 ? [EPD_DIRS.v1] : [])];
   for (const folder of datasetFolders) {
     let good = 0;
     const bad: string[] = [];
@@ -69,7 +67,7 @@ export async function verifyAndDescribe(dir: string, catalog: Catalog, cfg: Reso
       if (t.type === 'process') continue;
       deps += catalog.byType[t.type].length;
       await pool(catalog.byType[t.type], 8, async (d) => {
-        if ((await hashFile(join(dir, 'resource', t.folder, d.header.uuid))) !== d.sha256) bad.push(`${t.folder}/${d.header.uuid}`);
+        if ((await hashFile(join(dir, datasetFile(t.folder, d.header.uuid)))) !== d.sha256) bad.push(`${t.folder}/${d.header.uuid}`);
       });
     }
     bad.sort(cmp);
@@ -84,13 +82,13 @@ export async function verifyAndDescribe(dir: string, catalog: Catalog, cfg: Reso
       }
       checks.push({ id: 'resource/sources/<uuid>/<file>', ok: badDocs.length === 0, detail: badDocs.length ? `${badDocs.length} source documents missing or altered: ${badDocs.slice(0, 5).join(', ')}` : `${refs.documents.length} source documents present and byte-identical` });
     }
-    const xmlPath = 'resource/processes/index.xml';
+    const xmlPath = listFile(PROCESSES, 'xml');
     const xml = await scanList(join(dir, xmlPath), '<process:process ', /\sserviceapi:totalSize="(\d+)"/);
     checks.push({ id: xmlPath, ok: xml.entries === n && xml.total === n, detail: `${xml.entries} entries, totalSize ${xml.total ?? 'missing'}, ${n} EPDs published` });
     lists.push({ path: xmlPath, entries: xml.entries, sha256: xml.sha256 });
-    lists.push(await jsonListCheck(dir, 'resource/processes/index.json', '"dsType":"Process"', n, checks));
+    lists.push(await jsonListCheck(dir, listFile(PROCESSES, 'json'), '"dsType":"Process"', n, checks));
   }
-  if (cfg.pathSets.v1) lists.push(await jsonListCheck(dir, 'v1/epds/index.json', '"formatVersion": ', n, checks));
+  if (cfg.pathSets.v1) lists.push(await jsonListCheck(dir, V1_LIST, '"formatVersion": ', n, checks));
 
   const counts = countFindings(findings);
   const year = builtAt.getUTCFullYear();
@@ -125,8 +123,8 @@ export async function verifyAndDescribe(dir: string, catalog: Catalog, cfg: Reso
 export function healthFiles(doc: HealthDoc, cfg: ResolvedConfig): PlannedFile[] {
   const text = `${JSON.stringify(doc, null, 2)}\n`;
   const out: PlannedFile[] = [];
-  if (cfg.pathSets.default) out.push({ path: HEALTH_PATHS.default, contentType: CONTENT_TYPES.json, source: { text } });
-  if (cfg.pathSets.v1) out.push({ path: HEALTH_PATHS.v1, contentType: CONTENT_TYPES.json, source: { text } });
+  if (cfg.pathSets.default) out.push({ path: HEALTH_FILES.default, contentType: LIST_JSON_TYPE, source: { text } });
+  if (cfg.pathSets.v1) out.push({ path: HEALTH_FILES.v1, contentType: LIST_JSON_TYPE, source: { text } });
   return out;
 }
 

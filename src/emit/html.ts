@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import type { PlanContext } from './plan.js';
+import type { PlanContext } from './files.js';
+import { EPD_DIRS, routeEnabled, ROUTES } from '../site/routes.js';
 import { pickText } from '../parse/extract.js';
 import { GENERATOR_NAME, GENERATOR_VERSION } from '../version.js';
 
@@ -9,19 +10,22 @@ function esc(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
+/** The routes the catalogue links, by id (src/site/routes.ts). */
+const CATALOGUE = ['list:processes', 'resource-nodeinfo', 'health', 'v1:list', 'v1:health'];
+
 /** A human catalogue of the node; links are relative so the page works under any base path. */
 export function renderIndexHtml({ catalog, cfg, builtAt }: PlanContext): string {
   const endpoints: [string, string][] = [];
-  if (cfg.pathSets.default) {
-    endpoints.push(
-      ['resource/processes/index.xml', 'EPD list, soda4LCA XML (/resource/processes)'],
-      ['resource/processes/index.json', 'EPD list, soda4LCA JSON (/resource/processes?format=json)'],
-      ['resource/nodeinfo/index.xml', 'node information (/resource/nodeinfo)'],
-      ['healthz/index.json', 'health (/healthz)'],
-    );
+  for (const r of CATALOGUE.map((id) => ROUTES.find((x) => x.id === id)!)) {
+    if (!routeEnabled(r, cfg.pathSets)) continue;
+    for (const f of r.files) {
+      // Lists in two formats: say which, and how a client asks for JSON.
+      const two = r.files.length > 1;
+      const url = `${r.url}${two && f.format === 'json' ? '?format=json' : ''}`;
+      endpoints.push([f.file, `${r.title}${two ? `, soda4LCA ${f.format!.toUpperCase()}` : ''} (${url})`]);
+    }
   }
-  if (cfg.pathSets.v1) endpoints.push(['v1/epds/index.json', 'EPD list, draft v1 (/v1/epds)'], ['v1/healthz/index.json', 'health (/v1/healthz)']);
-  const folder = cfg.pathSets.default ? 'resource/processes' : 'v1/epds';
+  const folder = cfg.pathSets.default ? EPD_DIRS.default : EPD_DIRS.v1;
   const rows = catalog.epds.map((d) => {
     const p = d.header.process!;
     const cells = [

@@ -3,7 +3,7 @@ import type { ResolvedConfig } from '../config/load.js';
 import { pickText, type LangText, type Ref } from '../parse/extract.js';
 import { KNOWN_COMPLIANCE } from '../parse/ilcd.js';
 import { jsonWithItems } from './stream.js';
-import { datasetUrl, nodeUrl } from './urls.js';
+import { datasetUrl, nodeUrl, PROCESSES } from '../site/routes.js';
 import { attrString, el } from './xml-writer.js';
 
 /**
@@ -18,8 +18,6 @@ export const SAPI = {
   epd: 'http://www.iai.kit.edu/EPD/2013',
   xlink: 'http://www.w3.org/1999/xlink',
 } as const;
-
-export { LIST_JSON_TYPE, LIST_XML_TYPE } from './content-types.js';
 
 /** The `baseURL` of nodeinfo; soda4LCA builds every href as baseURL + "/processes/" + uuid. */
 export function serviceBaseUrl(cfg: Pick<ResolvedConfig, 'baseUrl'>): string {
@@ -52,7 +50,7 @@ function processEntryXml(d: Dataset, cfg: ResolvedConfig): string {
     if (s) lines.push(`${I1}${s}`);
   };
   add(el('serviceapi:uuid', h.uuid));
-  add(el('serviceapi:permanentUri', datasetUrl(cfg, 'processes', h.uuid)));
+  add(el('serviceapi:permanentUri', datasetUrl(cfg, PROCESSES, h.uuid)));
   add(el('serviceapi:dataSetVersion', h.version));
   // ilcdlib reads only the first name: English first.
   for (const n of englishFirst(p.names)) add(el('serviceapi:name', n.value, { 'xml:lang': n.lang }));
@@ -73,7 +71,7 @@ function processEntryXml(d: Dataset, cfg: ResolvedConfig): string {
   if (p.licenseType) add(`<process:accessInformation>\n${I2}${el('process:licenseType', p.licenseType)}\n${I1}</process:accessInformation>`);
   if (p.owner) add(referenceXml('process:ownership', p.owner));
   if (p.subType) add(`<serviceapi:other>\n${I2}${el('epd:subType', p.subType)}\n${I1}</serviceapi:other>`);
-  const attrs = attrString({ 'serviceapi:sourceId': cfg.node.id, 'xlink:href': datasetUrl(cfg, 'processes', h.uuid, h.version) });
+  const attrs = attrString({ 'serviceapi:sourceId': cfg.node.id, 'xlink:href': datasetUrl(cfg, PROCESSES, h.uuid, h.version) });
   return `    <process:process${attrs}>\n${lines.join('\n')}\n    </process:process>\n`;
 }
 
@@ -139,7 +137,7 @@ export function processJsonItem(d: Dataset, cfg: ResolvedConfig): Soda4lcaJsonIt
     regNo: p.registrationNumber,
     regAuthority,
     nodeid: cfg.node.id,
-    uri: datasetUrl(cfg, 'processes', h.uuid, h.version),
+    uri: datasetUrl(cfg, PROCESSES, h.uuid, h.version),
     dsType: 'Process' as const,
   }) as Soda4lcaJsonItem;
 }

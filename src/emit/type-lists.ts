@@ -2,9 +2,9 @@ import type { Catalog, Dataset } from '../catalog/build.js';
 import type { ResolvedConfig } from '../config/load.js';
 import { DATASET_TYPES, type DatasetTypeInfo } from '../parse/ilcd.js';
 import { pickText } from '../parse/extract.js';
-import { type PlannedFile } from './plan.js';
+import { datasetUrl, LIST_JSON_TYPE, LIST_XML_TYPE, listFile } from '../site/routes.js';
+import type { PlannedFile } from './files.js';
 import { SAPI } from './soda4lca.js';
-import { datasetUrl } from './urls.js';
 import { attrString, el } from './xml-writer.js';
 
 /**
@@ -27,8 +27,8 @@ export function planTypeLists(catalog: Catalog, cfg: ResolvedConfig): PlannedFil
     if (t.type === 'process') continue;
     const list = catalog.byType[t.type];
     if (!list.length) continue;
-    files.push({ path: `resource/${t.folder}/index.xml`, contentType: 'application/xml', source: { text: typeListXml(t, list, cfg) } });
-    files.push({ path: `resource/${t.folder}/index.json`, contentType: 'application/json', source: { text: typeListJson(t, list, cfg) } });
+    files.push({ path: listFile(t.folder, 'xml'), contentType: LIST_XML_TYPE, source: { text: typeListXml(t, list, cfg) } });
+    files.push({ path: listFile(t.folder, 'json'), contentType: LIST_JSON_TYPE, source: { text: typeListJson(t, list, cfg) } });
   }
   return files;
 }

@@ -5,7 +5,7 @@ import { OutputError } from '../errors.js';
 import { isSafeDocumentName } from '../read/inputs.js';
 import { isInside } from '../util/paths.js';
 import type { BuildCache } from '../cache/build-cache.js';
-import type { PlannedFile } from './plan.js';
+import type { PlannedFile } from './files.js';
 import { checkWritable, MOUNT_HINT, outputFailure, removeStaleTemps, tempPrefix } from './output-dir.js';
 import { coalesce } from './stream.js';
 

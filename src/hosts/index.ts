@@ -1,4 +1,4 @@
-import type { PlannedFile } from '../emit/plan.js';
+import type { PlannedFile } from '../emit/files.js';
 import { apache } from './apache.js';
 import { githubPages } from './github-pages.js';
 import { nginx } from './nginx.js';

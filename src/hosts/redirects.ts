@@ -1,10 +1,6 @@
-import { CONTENT_TYPES, type PlannedFile } from '../emit/plan.js';
-import { LIST_JSON_TYPE, LIST_XML_TYPE } from '../emit/soda4lca.js';
+import type { PlannedFile } from '../emit/files.js';
+import { datasetDirs, FIXED_ROUTES, LIST_JSON_TYPE, LIST_XML_TYPE, ROUTES, subResourceOf } from '../site/routes.js';
 import type { HostContext, HostEmitter, HostOutput } from './types.js';
-import { datasetDirs } from './template.js';
-
-const LIST_FOLDERS = ['processes', 'flows', 'flowproperties', 'unitgroups', 'contacts', 'sources', 'lciamethods'];
-const SUB_FILE_RE = /^resource\/(processes|sources)\/([0-9a-f-]{36})_files\/([^/]+)$/;
 
 /**
  * Netlify and Cloudflare Pages: `_redirects` (status 200 = rewrite) and `_headers` in the published tree.
@@ -22,34 +18,39 @@ function emitRedirects(ctx: HostContext, queryRules: boolean): HostOutput {
   const r: string[] = ['# po-node: rewrites (status 200 keeps the URL). First match wins.'];
   const subTypes: [string, string][] = [];
   const rule = (from: string, to: string, query = '') => r.push([from, query, to, queryRules ? '200!' : '200'].filter(Boolean).join(' '));
+  // URLs of one file (nodeinfo, health, the v1 list), with and without the slash; a list is copied next to its folder.
+  const fixedRules = (set: 'default' | 'v1') => {
+    for (const route of FIXED_ROUTES.filter((x) => x.pathSet === set)) {
+      const { file, type, format } = route.files[0]!;
+      const to = format ? `${route.url}.${format}` : `/${file}`;
+      if (format) copy(file, to.slice(1), type);
+      for (const s of ['', '/']) rule(`${route.url}${s}`, to);
+    }
+  };
   if (cfg.pathSets.default) {
     if (queryRules) r.push('# format=json picks the JSON list (Netlify matches query values exactly: the two usual spellings).');
-    for (const folder of LIST_FOLDERS) {
-      if (!byPath.has(`resource/${folder}/index.xml`)) continue;
-      copy(`resource/${folder}/index.xml`, `resource/${folder}.xml`, CONTENT_TYPES.xml);
-      copy(`resource/${folder}/index.json`, `resource/${folder}.json`, CONTENT_TYPES.json);
-      if (queryRules) for (const from of [`/resource/${folder}`, `/resource/${folder}/`]) for (const v of ['json', 'JSON']) rule(from, `/resource/${folder}.json`, `format=${v}`);
-      rule(`/resource/${folder}`, `/resource/${folder}.xml`);
-      rule(`/resource/${folder}/`, `/resource/${folder}.xml`);
+    // The lists (the routes with an XML and a JSON file), copied next to their folders.
+    for (const { url, files: [xml, json] } of ROUTES.filter((x) => x.pathSet === 'default' && x.files.length === 2)) {
+      if (!byPath.has(xml!.file)) continue;
+      for (const f of [xml!, json!]) copy(f.file, `${url.slice(1)}.${f.format}`, f.type);
+      if (queryRules) for (const from of [url, `${url}/`]) for (const v of ['json', 'JSON']) rule(from, `${url}.json`, `format=${v}`);
+      for (const from of [url, `${url}/`]) rule(from, `${url}.xml`);
     }
-    for (const p of ['nodeinfo', 'resource/nodeinfo']) for (const s of ['', '/']) rule(`/${p}${s}`, `/${p}/index.xml`);
-    for (const s of ['', '/']) rule(`/healthz${s}`, '/healthz/index.json');
+    fixedRules('default');
     // Below a dataset URL: one rule per published file (a `:uuid_files` placeholder would not parse); names percent-encoded.
     r.push('# Documents below dataset URLs live in <uuid>_files/.');
     for (const f of site) {
-      const m = SUB_FILE_RE.exec(f.path);
-      if (!m) continue;
-      const [, folder, uuid, name] = m as unknown as [string, string, string, string];
-      if (folder === 'processes' && name !== 'epd.pdf' && name !== 'zipexport.zip') continue;
-      const from = folder === 'sources' ? `/resource/sources/${uuid}/${encodeURIComponent(name)}` : `/resource/processes/${uuid}/${name === 'epd.pdf' ? 'epd' : 'zipexport'}`;
-      rule(from, `/resource/${folder}/${uuid}_files/${encodeURIComponent(name)}`);
-      if (folder === 'processes') subTypes.push([from, f.contentType]);
+      const sub = subResourceOf(f.path);
+      if (!sub) continue;
+      const named = sub.sub.url === 'name';
+      const from = named ? `${sub.url.slice(0, -sub.name.length)}${encodeURIComponent(sub.name)}` : sub.url;
+      rule(from, `/${f.path.slice(0, -sub.name.length)}${encodeURIComponent(sub.name)}`);
+      // Named documents take their type from the extension, which the host sees; epd and zipexport have none.
+      if (!named) subTypes.push([from, f.contentType]);
     }
   }
   if (cfg.pathSets.v1) {
-    copy('v1/epds/index.json', 'v1/epds.json', CONTENT_TYPES.json);
-    for (const s of ['', '/']) rule(`/v1/epds${s}`, '/v1/epds.json');
-    for (const s of ['', '/']) rule(`/v1/healthz${s}`, '/v1/healthz/index.json');
+    fixedRules('v1');
   }
   const h: string[] = ['# po-node: response headers. Extensionless datasets are ILCD XML; every answer allows CORS.', '/*', '  Access-Control-Allow-Origin: *', '  Access-Control-Allow-Methods: GET, HEAD, OPTIONS'];
   for (const dir of datasetDirs(cfg.pathSets)) h.push(`/${dir}/:uuid`, `  Content-Type: ${LIST_XML_TYPE}`);

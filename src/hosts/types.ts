@@ -1,5 +1,5 @@
 import type { ResolvedConfig } from '../config/load.js';
-import type { PlannedFile } from '../emit/plan.js';
+import type { PlannedFile } from '../emit/files.js';
 import type { HostName } from '../config/hosts.js';
 
 export interface HostContext {

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { loadConfig } from '../config/load.js';
 import { ConfigError } from '../errors.js';
+import { HEALTH_URLS, LIST_URLS } from '../site/routes.js';
 import { createSiteServer } from './server.js';
 
 export interface ServeOptions {
@@ -26,7 +27,7 @@ export async function serveCommand(o: ServeOptions, log: (line: string) => void,
     const code = (e as NodeJS.ErrnoException).code;
     throw new ConfigError(`Cannot listen on ${o.host ?? '127.0.0.1'}:${port}: ${code ?? (e as Error).message}`, { hint: code === 'EADDRINUSE' ? 'Pick another --port.' : 'Check --host and --port.' });
   }
-  log(`Serving ${site} at ${url}/ (list: ${url}/resource/processes, health: ${url}/healthz). Ctrl+C stops.`);
+  log(`Serving ${site} at ${url}/ (list: ${url}${LIST_URLS.default}, health: ${url}${HEALTH_URLS.default}). Ctrl+C stops.`);
   await stopped;
   await srv.close();
 }

@@ -6,8 +6,22 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream';
 import { InputError } from '../errors.js';
-import { documentContentType, LIST_JSON_TYPE, LIST_XML_TYPE, siteContentType } from '../emit/content-types.js';
-import { SUB } from '../emit/dependencies.js';
+import {
+  DATASET_URL_RE,
+  documentContentType,
+  FIXED_ROUTES,
+  LIST_JSON_TYPE,
+  LIST_URLS,
+  LIST_XML_TYPE,
+  listFile,
+  PROCESSES,
+  SITE_MARKERS,
+  siteContentType,
+  SUB_RESOURCES,
+  subResourceFile,
+  subResourceUrlRe,
+  TYPE_LIST_URL_RE,
+} from '../site/routes.js';
 import { isInside } from '../util/paths.js';
 
 export interface SiteServerOptions {
@@ -26,21 +40,10 @@ export interface SiteServer {
   close(): Promise<void>;
 }
 
-const UUID = '[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}';
-const DATASET_RE = new RegExp(`^/(resource/(?:processes|flows|flowproperties|unitgroups|contacts|sources|lciamethods)|v1/epds)/(${UUID})$`);
-/** Lists of the other dataset types: static documents only (paging and search are for processes). */
-const TYPE_LIST_RE = /^\/resource\/(flows|flowproperties|unitgroups|contacts|sources|lciamethods)$/;
-/** Below a dataset URL: files of the sibling `<uuid>_files/` folder (docs/dependencies.md). */
-const ZIPEXPORT_RE = new RegExp(`^/resource/processes/(${UUID})/zipexport$`);
-const EPD_PDF_RE = new RegExp(`^/resource/processes/(${UUID})/epd$`);
-const SOURCE_FILE_RE = new RegExp(`^/resource/sources/(${UUID})/([^/]+)$`);
-const FIXED: Record<string, string> = {
-  '/v1/epds': 'v1/epds/index.json',
-  '/nodeinfo': 'nodeinfo/index.xml',
-  '/resource/nodeinfo': 'resource/nodeinfo/index.xml',
-  '/healthz': 'healthz/index.json',
-  '/v1/healthz': 'v1/healthz/index.json',
-};
+/** The URLs of src/site/routes.ts: below a dataset URL, files of the sibling `<uuid>_files/` folder. */
+const SUBS = SUB_RESOURCES.map((sub) => ({ sub, re: subResourceUrlRe(sub) }));
+const FIXED: Record<string, string> = Object.fromEntries(FIXED_ROUTES.map((r) => [r.url, r.files[0]!.file]));
+const PROCESS_LIST = { xml: listFile(PROCESSES, 'xml'), json: listFile(PROCESSES, 'json') };
 const LIST_PARAMS = ['startIndex', 'pageSize', 'search', 'name'];
 const ALLOW = 'GET, HEAD, OPTIONS';
 /** Published names never hold these (isSafeDocumentName), so a request for one is malformed, not missing. */
@@ -67,8 +70,10 @@ class HttpError extends Error {
  */
 export function createSiteServer(siteDir: string, opts: SiteServerOptions = {}): SiteServer {
   const root = resolve(siteDir);
-  if (!existsSync(join(root, 'resource/processes/index.xml')) && !existsSync(join(root, 'v1/epds/index.json'))) {
-    throw new InputError(`${siteDir} is not a built po-node site (no resource/processes/index.xml or v1/epds/index.json)`, { hint: 'Run `po-node build` first, or pass the output folder: po-node serve site' });
+  if (!SITE_MARKERS.some((f) => existsSync(join(root, f)))) {
+    throw new InputError(`${siteDir} is not a built po-node site (no ${SITE_MARKERS.join(' or ')})`, {
+      hint: 'Run `po-node build` first, or pass the output folder: po-node serve site',
+    });
   }
   const log = opts.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const ctx: Ctx = { root, list: new ListCache(root), log };
@@ -145,23 +150,24 @@ async function handle(ctx: Ctx, req: IncomingMessage, res: ServerResponse): Prom
   const bare = path.length > 1 ? path.replace(/\/+$/, '') : path;
   const q = url.searchParams;
 
-  if (bare === '/resource/processes') {
+  if (bare === LIST_URLS.default) {
     const format = listFormat(q.get('format'));
-    if (!LIST_PARAMS.some((p) => q.has(p))) return sendFile(ctx, `resource/processes/index.${format}`, req, res);
+    if (!LIST_PARAMS.some((p) => q.has(p))) return sendFile(ctx, PROCESS_LIST[format], req, res);
     return sendPage(await ctx.list.get(), q, format, req, res);
   }
-  const typeList = TYPE_LIST_RE.exec(bare);
-  if (typeList) return sendFile(ctx, `resource/${typeList[1]}/index.${listFormat(q.get('format'))}`, req, res);
+  const typeList = TYPE_LIST_URL_RE.exec(bare);
+  if (typeList) return sendFile(ctx, listFile(typeList[1]!, listFormat(q.get('format'))), req, res);
   const fixed = FIXED[bare];
   if (fixed) return sendFile(ctx, fixed, req, res);
   // Query strings (format=zip, version) are ignored here, as on the static hosts.
-  const zip = ZIPEXPORT_RE.exec(path);
-  if (zip) return sendFile(ctx, SUB.zipExport(zip[1]!.toLowerCase()), req, res, 'application/zip');
-  const pdf = EPD_PDF_RE.exec(path);
-  if (pdf) return sendFile(ctx, SUB.epdPdf(pdf[1]!.toLowerCase()), req, res, 'application/pdf');
-  const doc = SOURCE_FILE_RE.exec(path);
-  if (doc) return sendFile(ctx, SUB.sourceFile(doc[1]!.toLowerCase(), doc[2]!), req, res, documentContentType(doc[2]!));
-  const m = DATASET_RE.exec(path);
+  for (const { sub, re } of SUBS) {
+    const m = re.exec(path);
+    if (m) {
+      const file = subResourceFile(sub, m[1]!.toLowerCase(), m[2]);
+      return sendFile(ctx, file, req, res, documentContentType(file));
+    }
+  }
+  const m = DATASET_URL_RE.exec(path);
   if (m) {
     const version = q.get('version');
     const rel = `${m[1]}/${m[2]!.toLowerCase()}`;
@@ -254,7 +260,7 @@ interface ListIndex {
   entries: { uuid: string; xml: string; names: string[]; json: Record<string, unknown> | undefined }[];
 }
 
-const LIST_FILES = ['resource/processes/index.xml', 'resource/processes/index.json'];
+const LIST_FILES = [PROCESS_LIST.xml, PROCESS_LIST.json];
 
 /**
  * The built lists in memory, re-read when the site changes. `build` swaps in a new folder by rename, so a watch on
@@ -310,7 +316,7 @@ async function readIndex(root: string): Promise<ListIndex> {
   const json = JSON.parse(jsonBytes.toString('utf8')) as { data: Record<string, unknown>[] };
   const byUuid = new Map(json.data.map((d) => [String(d.uuid), d]));
   const head = /^[\s\S]*?<serviceapi:dataSetList\b[^>]*>\n/.exec(xml);
-  if (!head) throw new HttpError(500, 'Internal error', 'resource/processes/index.xml has no dataSetList');
+  if (!head) throw new HttpError(500, 'Internal error', `${PROCESS_LIST.xml} has no dataSetList`);
   const entries = [...xml.matchAll(/ {4}<process:process\b[\s\S]*?<\/process:process>\n/g)].map((m) => {
     const block = m[0];
     const uuid = /<serviceapi:uuid>([^<]+)</.exec(block)?.[1] ?? '';

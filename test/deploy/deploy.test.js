@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { build, deploy, validateWithSchema } from '../../dist/index.js';
-import { siteContentType } from '../../dist/emit/content-types.js';
+import { siteContentType } from '../../dist/site/routes.js';
 import { invalidationPaths, urlsOf } from '../../dist/deploy/invalidation.js';
 import { planDeploy } from '../../dist/deploy/plan.js';
 import { parseTarget } from '../../dist/deploy/target.js';
