@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { PoNodeError } from '../errors.js';
 import { etagMd5, type RemoteObject, type Upload } from './plan.js';
-import { keyOf, type Target } from './target.js';
+import type { Target } from './target.js';
 
 /** Metadata key (x-amz-meta-po-node-md5) holding the MD5 where the ETag is not one (multipart, SSE-KMS). */
 export const MD5_META = 'po-node-md5';

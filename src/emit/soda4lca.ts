@@ -139,7 +139,7 @@ export function processJsonItem(d: Dataset, cfg: ResolvedConfig): Soda4lcaJsonIt
     nodeid: cfg.node.id,
     uri: datasetUrl(cfg, PROCESSES, h.uuid, h.version),
     dsType: 'Process' as const,
-  }) as Soda4lcaJsonItem;
+  });
 }
 
 /** The name a compliance reference shows: its own short description, else the known system name. */

@@ -1,6 +1,6 @@
 import { constants, existsSync, readdirSync, statSync } from 'node:fs';
 import { chmod, copyFile, link, lstat, mkdir, mkdtemp, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
-import { dirname, join, parse as parsePath, resolve } from 'node:path';
+import { dirname, parse as parsePath, resolve } from 'node:path';
 import { OutputError } from '../errors.js';
 import { isSafeDocumentName } from '../read/inputs.js';
 import { isInside } from '../util/paths.js';

@@ -356,7 +356,7 @@ function sendPage(
   const cond = conditional(req, etag, undefined);
   if (cond) return send(res, req, cond);
   const matches = list.index.entries.filter((e) => {
-    const names = [...e.names, String(e.json?.name ?? '')].map((n) => n.toLowerCase());
+    const names = [...e.names, typeof e.json?.name === 'string' ? e.json.name : ''].map((n) => n.toLowerCase());
     return terms.every((t) => names.some((n) => n.includes(t)));
   });
   const page = matches.slice(startIndex, startIndex + pageSize);
@@ -476,8 +476,8 @@ async function sendFile(ctx: Ctx, rel: string, req: IncomingMessage, res: Server
     streaming = true;
     // A read error midway (EIO, a file truncated under us) ends this response only; pipeline closes the file.
     pipeline(fh.createReadStream({ start, end, autoClose: true }), res, (e) => {
-      if (!e || (e as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE') return;
-      const code = (e as NodeJS.ErrnoException).code ?? e.message;
+      if (!e || (e).code === 'ERR_STREAM_PREMATURE_CLOSE') return;
+      const code = (e).code ?? e.message;
       ctx.log(`serve: ${req.method} ${printable(req.url ?? '')}: ${code} while reading ${rel}; response cut`);
       res.destroy();
     });

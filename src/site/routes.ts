@@ -104,7 +104,8 @@ export interface Route {
   pathSet: PathSet | 'both';
   url: string;
   /** The file per representation; lists have XML (the default) and JSON (`?format=json`). */
-  files: { file: string; type: string | typeof BY_EXTENSION; format?: 'xml' | 'json' }[];
+  /** `type`: a MIME type, or BY_EXTENSION for documents served by their file extension. */
+  files: { file: string; type: string; format?: 'xml' | 'json' }[];
   /** For the HTML catalogue and docs. */
   title: string;
 }
