@@ -55,7 +55,14 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   const cwd = opts.cwd ?? process.cwd();
   let cache!: BuildCache;
   let deployTo!: WriteOptions;
-  const { cfg, now: builtAt, catalog, references, findings, summary } = await readStage(opts, {
+  const {
+    cfg,
+    now: builtAt,
+    catalog,
+    references,
+    findings,
+    summary,
+  } = await readStage(opts, {
     // Fail on an unsafe --out before spending time on reading.
     configured: (cfg) => {
       checkOutputFolder({ out: cfg.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false });
@@ -91,11 +98,22 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   assertUniquePaths(files);
   opts.onProgress?.({ phase: 'write', files: files.length });
   let health: HealthDoc | undefined;
-  await writeSite(files, { out: cfg.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false, cache, ...(process.env.SOURCE_DATE_EPOCH ? { mtime: builtAt } : {}) }, async (dir) => {
-    opts.onProgress?.({ phase: 'verify' });
-    health = await verifyAndDescribe(dir, catalog, cfg, builtAt, findings, references);
-    return healthFiles(health, cfg);
-  });
+  await writeSite(
+    files,
+    {
+      out: cfg.out,
+      inputs: cfg.inputs,
+      cwd,
+      allowReplace: opts.clean ?? false,
+      cache,
+      ...(process.env.SOURCE_DATE_EPOCH ? { mtime: builtAt } : {}),
+    },
+    async (dir) => {
+      opts.onProgress?.({ phase: 'verify' });
+      health = await verifyAndDescribe(dir, catalog, cfg, builtAt, findings, references);
+      return healthFiles(health, cfg);
+    },
+  );
   await cache.save();
   // Hosts that refuse a site above their limits (GitHub Pages 1 GB, ...): warn now, not at the deployment.
   const limited = (cfg.hosts ?? []).filter((h) => HOST_LIMITS[h]);
@@ -108,5 +126,13 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   const deploy = hosts.deploy;
   if (deploy.length) await writeSite(deploy, deployTo, () => Promise.resolve([]));
   const deployDisplay = deploy.length ? toPosix(relative(cwd, cfg.deploy.out)) || '.' : undefined;
-  return { ...base, ...(deployDisplay ? { deployDisplay } : {}), ok: health!.status !== 'fail', written: true, status: health!.status, health: health!, durationMs: performance.now() - started };
+  return {
+    ...base,
+    ...(deployDisplay ? { deployDisplay } : {}),
+    ok: health!.status !== 'fail',
+    written: true,
+    status: health!.status,
+    health: health!,
+    durationMs: performance.now() - started,
+  };
 }

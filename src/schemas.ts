@@ -22,5 +22,8 @@ export function validateWithSchema(name: SchemaName, data: unknown): string[] {
     compiled.set(name, fn);
   }
   if (fn(data)) return [];
-  return (fn.errors ?? []).map((e) => `${e.instancePath || '/'}: ${e.message ?? 'invalid'}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`);
+  return (fn.errors ?? []).map(
+    (e) =>
+      `${e.instancePath || '/'}: ${e.message ?? 'invalid'}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`,
+  );
 }

@@ -128,7 +128,9 @@ export class BuildCache implements OutcomeCache {
       if (!existsSync(this.file)) return this;
       const gunzip = createGunzip();
       // pipe() does not forward errors: a vanished or truncated file must end the loop, not the process.
-      createReadStream(this.file).on('error', (e) => gunzip.destroy(e)).pipe(gunzip);
+      createReadStream(this.file)
+        .on('error', (e) => gunzip.destroy(e))
+        .pipe(gunzip);
       const lines = createInterface({ input: gunzip, crlfDelay: Infinity });
       let doc: CacheDoc | undefined;
       // The loop may stop at the first line (another key); a corrupt rest must not then surface as an unhandled error.
@@ -251,7 +253,13 @@ export class BuildCache implements OutcomeCache {
    */
   async keep(file: string, key: string, size: number): Promise<void> {
     const to = this.blobPath(key);
-    if (this.prev?.blobs[key] === size && (await lstat(to).then((s) => s.size === size, () => false))) {
+    if (
+      this.prev?.blobs[key] === size &&
+      (await lstat(to).then(
+        (s) => s.size === size,
+        () => false,
+      ))
+    ) {
       this.next.blobs[key] = size;
       return;
     }

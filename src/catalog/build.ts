@@ -86,9 +86,20 @@ export interface OutcomeCache {
 }
 
 /** Read, check and index every input; bad files become findings, never exceptions. */
-export async function buildCatalog(files: readonly InputFile[], discoveryFindings: readonly Finding[], opts: CatalogOptions): Promise<Catalog> {
+export async function buildCatalog(
+  files: readonly InputFile[],
+  discoveryFindings: readonly Finding[],
+  opts: CatalogOptions,
+): Promise<Catalog> {
   const findings: Finding[] = [...discoveryFindings];
-  const stats: CatalogStats = { filesSeen: files.length, xmlFiles: 0, datasetsRead: 0, rejectedFiles: 0, skippedFiles: 0, supersededDatasets: 0 };
+  const stats: CatalogStats = {
+    filesSeen: files.length,
+    xmlFiles: 0,
+    datasetsRead: 0,
+    rejectedFiles: 0,
+    skippedFiles: 0,
+    supersededDatasets: 0,
+  };
   const accepted: Dataset[] = [];
   const documents: InputFile[] = [];
   const xml = files.filter((f) => f.kind === 'xml');
@@ -165,10 +176,12 @@ export async function buildCatalog(files: readonly InputFile[], discoveryFinding
         const params = same
           ? ({ case: 'changed', published, uuid, version: winner.header.version } as const)
           : ({ case: 'superseded', published, uuid, version: loser.header.version, newer: winner.header.version } as const);
-        findings.push(finding('dataset-duplicate', params, {
-          severity: winner.header.type === 'process' ? 'warning' : 'info',
-          ...findingAt(loser.file),
-        }));
+        findings.push(
+          finding('dataset-duplicate', params, {
+            severity: winner.header.type === 'process' ? 'warning' : 'info',
+            ...findingAt(loser.file),
+          }),
+        );
       }
     }
   }
@@ -176,10 +189,16 @@ export async function buildCatalog(files: readonly InputFile[], discoveryFinding
   const epds = byType.process.filter((d) => d.header.process?.typeOfDataSet === 'EPD');
   for (const d of byType.process) {
     if (d.header.process?.typeOfDataSet !== 'EPD') {
-      findings.push(finding('process-not-epd', { typeOfDataSet: d.header.process?.typeOfDataSet ?? '(missing)', uuid: d.header.uuid }, {
-        ...findingAt(d.file),
-        xpath: '/processDataSet/modellingAndValidation/LCIMethodAndAllocation/typeOfDataSet',
-      }));
+      findings.push(
+        finding(
+          'process-not-epd',
+          { typeOfDataSet: d.header.process?.typeOfDataSet ?? '(missing)', uuid: d.header.uuid },
+          {
+            ...findingAt(d.file),
+            xpath: '/processDataSet/modellingAndValidation/LCIMethodAndAllocation/typeOfDataSet',
+          },
+        ),
+      );
     }
   }
   return { byType, epds, documents, findings, stats };

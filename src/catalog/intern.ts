@@ -18,7 +18,7 @@ export class Interner {
     const hit = this.strings.get(s);
     if (hit !== undefined) return hit as T;
     // A substring of a whole document (read on this thread) would keep that document alive: keep a copy.
-    const own = (s.length > 12 ? (` ${s}`).slice(1) : s) as T;
+    const own = (s.length > 12 ? ` ${s}`.slice(1) : s) as T;
     this.strings.set(own!, own!);
     return own;
   }
@@ -42,7 +42,8 @@ export class Interner {
 
   header(h: DatasetHeader): DatasetHeader {
     h.references = h.references.map((r) => this.ref(r));
-    for (const k of Object.keys(h) as (keyof DatasetHeader)[]) if (k !== 'references') (h as unknown as Record<string, unknown>)[k] = this.deep(h[k]);
+    for (const k of Object.keys(h) as (keyof DatasetHeader)[])
+      if (k !== 'references') (h as unknown as Record<string, unknown>)[k] = this.deep(h[k]);
     return h;
   }
 

@@ -35,7 +35,11 @@ export function defaultThreads(env: NodeJS.ProcessEnv = process.env): number {
  * the build stays deterministic whatever the scheduling. Each outcome goes to `sink` as its chunk is done
  * (with its index in `files`), so nothing but what the sink keeps stays in memory.
  */
-export async function readAll(files: readonly InputFile[], opts: PoolOptions, sink: (index: number, outcome: ReadOutcome) => void): Promise<void> {
+export async function readAll(
+  files: readonly InputFile[],
+  opts: PoolOptions,
+  sink: (index: number, outcome: ReadOutcome) => void,
+): Promise<void> {
   const { threads, onChunk, workerHeapMb = WORKER_HEAP_MB, ...readOpts } = opts;
   const perChunk = opts.xsdBatchSize ?? CHUNK_FILES;
   const chunks: InputFile[][] = [];
@@ -85,12 +89,14 @@ export async function readAll(files: readonly InputFile[], opts: PoolOptions, si
         };
         let w = start();
         for (let i = next++; i < chunks.length; i = next++) {
-          const outcomes = await (gone.has(w) ? Promise.reject(new Error('worker gone')) : runIn(w, i, chunks[i]!, readOpts)).catch(async () => {
-            // The worker is gone (out of memory, crashed): this chunk on the main thread, the next in a new worker.
-            void w.terminate();
-            w = start();
-            return readChunk(chunks[i]!, readOpts);
-          });
+          const outcomes = await (gone.has(w) ? Promise.reject(new Error('worker gone')) : runIn(w, i, chunks[i]!, readOpts)).catch(
+            async () => {
+              // The worker is gone (out of memory, crashed): this chunk on the main thread, the next in a new worker.
+              void w.terminate();
+              w = start();
+              return readChunk(chunks[i]!, readOpts);
+            },
+          );
           deliver(i, outcomes);
         }
       }),

@@ -48,9 +48,14 @@ const TYPE_BY_LABEL = new Map<string, DatasetType>(DATASET_TYPES.map((t) => [t.l
  * Follow the references of every published EPD, resolve declared units and source documents, and
  * report what the input lacks: warnings, or errors that unlist the EPD when `require` is set.
  */
-export function checkReferences(catalog: Catalog, opts: { require: boolean; closures?: boolean }): { report: ReferenceReport; findings: Finding[] } {
+export function checkReferences(
+  catalog: Catalog,
+  opts: { require: boolean; closures?: boolean },
+): { report: ReferenceReport; findings: Finding[] } {
   // Per type, by UUID: looked up hundreds of times per EPD, so no key strings are built.
-  const index = new Map<DatasetType, Map<string, Dataset>>(DATASET_TYPES.map((t) => [t.type, new Map(catalog.byType[t.type].map((d) => [d.header.uuid, d]))]));
+  const index = new Map<DatasetType, Map<string, Dataset>>(
+    DATASET_TYPES.map((t) => [t.type, new Map(catalog.byType[t.type].map((d) => [d.header.uuid, d]))]),
+  );
   const typeOf = new Map<string, DatasetType | undefined>();
   const lookup = (r: Ref | undefined, fallback?: DatasetType): Dataset | undefined => {
     if (!r?.uuid) return undefined;
@@ -80,7 +85,14 @@ export function checkReferences(catalog: Catalog, opts: { require: boolean; clos
   const findings: Finding[] = [];
   const failed = new Set<string>();
 
-  const edge = (from: Dataset, xpath: string, ok: boolean, epd: string, what: { type: string; uuid?: string; uri?: string }, once = false) => {
+  const edge = (
+    from: Dataset,
+    xpath: string,
+    ok: boolean,
+    epd: string,
+    what: { type: string; uuid?: string; uri?: string },
+    once = false,
+  ) => {
     if (!ok) failed.add(epd);
     // A reference followed once per dataset (`once`) is distinct by construction: counted, no key kept (only
     // looked up when missing, in case the declared-unit chain counted it before its dataset was followed).
@@ -142,11 +154,16 @@ export function checkReferences(catalog: Catalog, opts: { require: boolean; clos
     };
     visit(epd, 0);
     // Declared unit chain, followed to the unit group whatever the depth.
-    const unit = declaredUnit(epd, lookup, (d) => visit(d, REFERENCE_DEPTH), (from, r) => {
-      // A dataset whose references were followed has this missing edge counted already.
-      if (followed.has(from)) failed.add(epd.header.uuid);
-      else edge(from, r.xpath, false, epd.header.uuid, { type: r.type ?? '', uuid: r.uuid! });
-    });
+    const unit = declaredUnit(
+      epd,
+      lookup,
+      (d) => visit(d, REFERENCE_DEPTH),
+      (from, r) => {
+        // A dataset whose references were followed has this missing edge counted already.
+        if (followed.has(from)) failed.add(epd.header.uuid);
+        else edge(from, r.xpath, false, epd.header.uuid, { type: r.type ?? '', uuid: r.uuid! });
+      },
+    );
     if (unit) epd.declaredUnit = unit;
     datasets.delete(epd);
     const byPath = (a: Dataset, b: Dataset) => cmp(a.header.type, b.header.type) || cmp(a.header.uuid, b.header.uuid);
@@ -163,7 +180,8 @@ export function checkReferences(catalog: Catalog, opts: { require: boolean; clos
       if (/^[a-z][a-z0-9+.-]*:/i.test(f.uri)) continue;
       const name = documentName(f.uri);
       const file = name ? pickDocument(docs.get(name), src.file) : undefined;
-      if (file && name && !allDocs.has(`${src.header.uuid}/${name}`)) allDocs.set(`${src.header.uuid}/${name}`, { source: src, name, file });
+      if (file && name && !allDocs.has(`${src.header.uuid}/${name}`))
+        allDocs.set(`${src.header.uuid}/${name}`, { source: src, name, file });
     }
   }
   const used = new Set([...allDocs.values()].map((sd) => sd.file));
@@ -187,7 +205,11 @@ export function checkReferences(catalog: Catalog, opts: { require: boolean; clos
  * EPD references whose short description or file name says "EPD" (ÖKOBAUDAT puts it among the LCA
  * method details, next to the PCRs); its first PDF file in document order.
  */
-function findEpdPdf(epd: Dataset, lookup: (r: Ref | undefined) => Dataset | undefined, docs: readonly SourceDocument[]): SourceDocument | undefined {
+function findEpdPdf(
+  epd: Dataset,
+  lookup: (r: Ref | undefined) => Dataset | undefined,
+  docs: readonly SourceDocument[],
+): SourceDocument | undefined {
   const pdfOf = (src: Dataset | undefined) => docs.find((sd) => sd.source === src && /\.pdf$/i.test(sd.name));
   const sourceRefs = epd.header.references.filter((r) => lookup(r)?.header.type === 'source');
   for (const r of sourceRefs) if (r.xpath.endsWith('/epd2:referenceToOriginalEPD')) return pdfOf(lookup(r));
@@ -249,7 +271,6 @@ export function documentName(uri: string): string | undefined {
   const name = posix.basename(u).normalize('NFC');
   return isSafeDocumentName(name) ? name : undefined;
 }
-
 
 function documentIndex(files: readonly InputFile[]): Map<string, InputFile[]> {
   const m = new Map<string, InputFile[]>();

@@ -24,7 +24,9 @@ function decoderFor(encoding: string): Transform | null | undefined {
  * the socket included, is destroyed. A Content-Length over the cap is refused before anything is read.
  */
 export function readCapped(res: IncomingMessage, cap: number): Promise<Uint8Array> {
-  const encoding = String(res.headers['content-encoding'] ?? '').trim().toLowerCase();
+  const encoding = String(res.headers['content-encoding'] ?? '')
+    .trim()
+    .toLowerCase();
   const decoder = decoderFor(encoding);
   const mb = (cap / 1024 / 1024).toFixed(0);
   if (decoder === undefined) {

@@ -180,7 +180,8 @@ function judgeList(c: Crawled, ev: Evidence): void {
       ev.fail.push(`${showList(l)} could not be read completely (${l.entries.length} entries read)`);
       continue;
     }
-    if (l.total !== undefined && l.total !== l.entries.length && !l.truncated) ev.fail.push(`${l.path} reports total ${l.total} but holds ${l.entries.length} entries`);
+    if (l.total !== undefined && l.total !== l.entries.length && !l.truncated)
+      ev.fail.push(`${l.path} reports total ${l.total} but holds ${l.entries.length} entries`);
     const seen = new Set<string>();
     for (const e of l.entries) {
       if (!UUID_RE.test(e.uuid)) ev.fail.push(`${l.path} lists "${e.uuid}", which is not a UUID`);
@@ -197,9 +198,12 @@ function judgeList(c: Crawled, ev: Evidence): void {
     const missing = [...listed.keys()].filter((u) => !other.has(u));
     const extra = [...other.keys()].filter((u) => !listed.has(u));
     const changed = [...listed.entries()].filter(([u, e]) => other.has(u) && other.get(u) !== e.version);
-    if (missing.length) ev.fail.push(`${l.path} lacks ${missing.length} EPD(s) listed by ${primary!.path}: ${missing.slice(0, 5).join(', ')}`);
-    if (extra.length) ev.fail.push(`${l.path} lists ${extra.length} EPD(s) that ${primary!.path} does not: ${extra.slice(0, 5).join(', ')}`);
-    for (const [u, e] of changed.slice(0, 5)) ev.fail.push(`${u}: version ${e.version} in ${primary!.path} but ${other.get(u)} in ${l.path}`);
+    if (missing.length)
+      ev.fail.push(`${l.path} lacks ${missing.length} EPD(s) listed by ${primary!.path}: ${missing.slice(0, 5).join(', ')}`);
+    if (extra.length)
+      ev.fail.push(`${l.path} lists ${extra.length} EPD(s) that ${primary!.path} does not: ${extra.slice(0, 5).join(', ')}`);
+    for (const [u, e] of changed.slice(0, 5))
+      ev.fail.push(`${u}: version ${e.version} in ${primary!.path} but ${other.get(u)} in ${l.path}`);
   }
   if (primary && lists.every((l) => l.ok)) ev.pass.push(`${lists.map((l) => `${l.path}: ${l.entries.length} entries`).join('; ')}`);
   for (const e of c.epds) {
@@ -211,16 +215,20 @@ function judgeList(c: Crawled, ev: Evidence): void {
     const d = e.dataset;
     if (!d) continue;
     if (d.uuid !== e.entry.uuid.toLowerCase()) ev.fail.push(`${e.path}: the document's UUID is ${d.uuid}, the list says ${e.entry.uuid}`);
-    if (e.entry.version !== undefined && d.version !== e.entry.version) ev.fail.push(`${e.path}: the document's version is ${d.version}, the list says ${e.entry.version}`);
+    if (e.entry.version !== undefined && d.version !== e.entry.version)
+      ev.fail.push(`${e.path}: the document's version is ${d.version}, the list says ${e.entry.version}`);
   }
-  ev.pass.push(`${epdCounts(c).retrieved} of ${listed.size} listed EPDs retrievable at ${c.datasetPaths.map((p) => `${p}<uuid>`).join(' and ')}`);
+  ev.pass.push(
+    `${epdCounts(c).retrieved} of ${listed.size} listed EPDs retrievable at ${c.datasetPaths.map((p) => `${p}<uuid>`).join(' and ')}`,
+  );
 }
 
 function judgeHealth(c: Crawled, ev: Evidence, x: JudgeContext, all: Readonly<Record<CheckItemId, Evidence>>): void {
   for (const h of c.health) {
     if (!h.fetch.ok) ev.fail.push(`${h.path} could not be read`);
     else if (h.notJson !== undefined) ev.fail.push(`${h.path} is not JSON`);
-    else if (h.schemaProblems.length) ev.fail.push(`${h.path} does not match schemas/health.schema.json: ${h.schemaProblems.slice(0, 3).join('; ')}`);
+    else if (h.schemaProblems.length)
+      ev.fail.push(`${h.path} does not match schemas/health.schema.json: ${h.schemaProblems.slice(0, 3).join('; ')}`);
   }
   const docs = c.health.flatMap((h) => (h.doc ? [{ path: h.path, doc: h.doc }] : []));
   const listedCount = c.listed.size;
@@ -231,13 +239,16 @@ function judgeHealth(c: Crawled, ev: Evidence, x: JudgeContext, all: Readonly<Re
   for (const { path, doc } of docs) {
     const status = doc.status;
     const claimed = doc.epds?.listed;
-    if (status === 'fail') ev.fail.push(`${path} says status "fail": ${(doc.reasons)?.join('; ') || 'no reasons given'}`);
-    if (typeof claimed === 'number' && complete && claimed !== listedCount) ev.fail.push(`${path} claims ${claimed} listed EPDs; the list holds ${listedCount}`);
-    if (typeof claimed === 'number' && complete && claimed > retrieved) ev.fail.push(`${path} claims ${claimed} EPDs; only ${retrieved} could be retrieved`);
+    if (status === 'fail') ev.fail.push(`${path} says status "fail": ${doc.reasons?.join('; ') || 'no reasons given'}`);
+    if (typeof claimed === 'number' && complete && claimed !== listedCount)
+      ev.fail.push(`${path} claims ${claimed} listed EPDs; the list holds ${listedCount}`);
+    if (typeof claimed === 'number' && complete && claimed > retrieved)
+      ev.fail.push(`${path} claims ${claimed} EPDs; only ${retrieved} could be retrieved`);
     const problems = all.list.fail.length + all['epds-valid'].fail.length;
     if (status === 'ok' && problems) ev.fail.push(`${path} says "ok" but this check found ${problems} list or EPD problem(s)`);
     for (const l of (doc.lists as { path: string; entries: number }[] | undefined) ?? []) {
-      if (l.entries !== listedCount && complete) ev.fail.push(`${path} says ${l.path} has ${l.entries} entries; the list holds ${listedCount}`);
+      if (l.entries !== listedCount && complete)
+        ev.fail.push(`${path} says ${l.path} has ${l.entries} entries; the list holds ${listedCount}`);
     }
     const built = Date.parse(String(doc.builtAt));
     if (Number.isFinite(built)) {
@@ -276,9 +287,15 @@ function judgeCors(c: Crawled, ev: Evidence, x: JudgeContext): void {
     return a !== '*' && a !== x.origin;
   });
   if (noCors.length) {
-    const eg = noCors.slice(0, 3).map((r) => rel(c, r.url)).join(', ');
+    const eg = noCors
+      .slice(0, 3)
+      .map((r) => rel(c, r.url))
+      .join(', ');
     ev.fail.push(`${noCors.length} of ${answered.length} answers lack Access-Control-Allow-Origin (* or the request's Origin), e.g. ${eg}`);
-  } else if (answered.length) ev.pass.push(`all ${answered.length} answers carry Access-Control-Allow-Origin: ${answered[0]!.headers['access-control-allow-origin']}`);
+  } else if (answered.length)
+    ev.pass.push(
+      `all ${answered.length} answers carry Access-Control-Allow-Origin: ${answered[0]!.headers['access-control-allow-origin']}`,
+    );
   else ev.fail.push('no successful answer to inspect');
 }
 
@@ -293,11 +310,17 @@ function judgeBaseUrl(c: Crawled, ev: Evidence, x: JudgeContext): void {
   const nodeBase = info[0];
   if (nodeBase !== undefined) {
     const how = x.local ? ' (from health node.baseUrl)' : ' (the checked URL + /resource)';
-    if (!/^https?:\/\//i.test(nodeBase)) ev.fail.push(`nodeinfo baseURL "${nodeBase}" is not absolute; build with --base-url <the public URL>`);
+    if (!/^https?:\/\//i.test(nodeBase))
+      ev.fail.push(`nodeinfo baseURL "${nodeBase}" is not absolute; build with --base-url <the public URL>`);
     else if (expected === undefined) {
-      ev.fail.push(`cannot tell the published base URL (health node.baseUrl is ${healthBase === null ? 'null: built without --base-url' : 'missing'})`);
+      ev.fail.push(
+        `cannot tell the published base URL (health node.baseUrl is ${healthBase === null ? 'null: built without --base-url' : 'missing'})`,
+      );
     } else if (nodeBase.replace(/\/+$/, '') !== expected) ev.fail.push(`nodeinfo baseURL is ${nodeBase}; expected ${expected}${how}`);
-    else ev.pass.push(`nodeinfo baseURL ${nodeBase}${x.local ? ` (the folder was served locally at ${c.base}; its published URL is ${published})` : ''}`);
+    else
+      ev.pass.push(
+        `nodeinfo baseURL ${nodeBase}${x.local ? ` (the folder was served locally at ${c.base}; its published URL is ${published})` : ''}`,
+      );
     const hrefs = c.lists.flatMap((l) => l.entries.map((e) => ({ l: showList(l), href: e.href }))).filter((h) => h.href);
     const v1 = `${(published ?? '').replace(/\/+$/, '')}/v1/`;
     const off = hrefs.filter((h) => !h.href!.startsWith(`${nodeBase.replace(/\/+$/, '')}/`) && !h.href!.startsWith(v1));

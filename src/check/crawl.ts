@@ -295,7 +295,9 @@ async function readList(ctx: Run, c: Crawled, path: string, kind: 'xml' | 'json'
     const p = r.status === 200 ? parse(r) : 'no answer';
     if (typeof p !== 'string') {
       if (p.entries.length !== 1 || p.entries[0]!.uuid !== l.entries[1]!.uuid) {
-        c.notes.push(`${name}: the host ignores paging (startIndex=1&pageSize=1 returned ${p.entries.length} entries); clients that page (ilcdlib) read the list more than once`);
+        c.notes.push(
+          `${name}: the host ignores paging (startIndex=1&pageSize=1 returned ${p.entries.length} entries); clients that page (ilcdlib) read the list more than once`,
+        );
       } else c.notes.push(`${name}: the host honours startIndex/pageSize`);
     }
   }
@@ -342,7 +344,8 @@ function entryCap(list: string, max: number, total: number | undefined): Truncat
 function parseXmlList(r: FetchResult): ListPage {
   const p = parseXml(new TextDecoder().decode(r.body));
   if (!p.ok) return `not well-formed XML (${p.message})`;
-  if (p.root.ns !== SAPI.serviceApi || p.root.name !== 'dataSetList') return `root is {${p.root.ns}}${p.root.name}, not serviceapi:dataSetList`;
+  if (p.root.ns !== SAPI.serviceApi || p.root.name !== 'dataSetList')
+    return `root is {${p.root.ns}}${p.root.name}, not serviceapi:dataSetList`;
   const t = p.root.attrs[`{${SAPI.serviceApi}}totalSize`];
   const entries = childrenOf(p.root, SAPI.process, 'process').map((e) => {
     const version = child(e, SAPI.serviceApi, 'dataSetVersion')?.text.trim();

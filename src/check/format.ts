@@ -3,7 +3,10 @@ import type { CheckProgress, CheckReport } from './run.js';
 
 /** The readiness checklist as text: one line per item with its evidence, then notes and a summary. */
 export function formatCheckReport(r: CheckReport, c: Palette): string {
-  const lines: string[] = [`po-node check ${r.target}${r.local ? ` (served locally at ${r.baseUrl})` : ''}, path set(s): ${r.pathSets.join(' + ')}`, ''];
+  const lines: string[] = [
+    `po-node check ${r.target}${r.local ? ` (served locally at ${r.baseUrl})` : ''}, path set(s): ${r.pathSets.join(' + ')}`,
+    '',
+  ];
   for (const item of r.items) {
     lines.push(`${item.ok ? c.green('PASS') : c.red('FAIL')}  ${item.title}`);
     for (const e of item.evidence) lines.push(`      ${item.ok ? c.dim(e) : e}`);

@@ -1,7 +1,16 @@
 import { PoNodeError } from '../errors.js';
 import type { Finding } from '../findings.js';
 import { GENERATOR_VERSION } from '../version.js';
-import { CHECK_ITEMS, CHECKLIST, epdCounts, judgeOrder, reportFindings, type CheckItemId, type Evidence, type JudgeContext } from './checklist.js';
+import {
+  CHECK_ITEMS,
+  CHECKLIST,
+  epdCounts,
+  judgeOrder,
+  reportFindings,
+  type CheckItemId,
+  type Evidence,
+  type JudgeContext,
+} from './checklist.js';
 import { crawlNode, type PathSet } from './crawl.js';
 import { HttpClient, type FetchResult } from './http.js';
 import { resolveLimits, type CheckLimits, type Truncation } from './limits.js';
@@ -40,7 +49,8 @@ export interface CheckReport {
   truncated: Truncation[];
 }
 
-export type CheckProgress = { phase: 'start'; baseUrl: string } | { phase: 'lists' } | { phase: 'epds'; done: number; total: number } | { phase: 'done' };
+export type CheckProgress =
+  { phase: 'start'; baseUrl: string } | { phase: 'lists' } | { phase: 'epds'; done: number; total: number } | { phase: 'done' };
 
 export interface CheckRunOptions {
   paths?: PathSetChoice;
@@ -81,10 +91,15 @@ interface CrawlSettings {
 export async function runCheck(target: string, o: CheckRunOptions = {}): Promise<CheckReport> {
   const concurrency = o.concurrency ?? 4;
   const timeoutS = o.timeoutS ?? 30;
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 32) throw new PoNodeError(`--concurrency ${concurrency} is out of range`, { hint: 'use 1 to 32 (default 4); be polite to the node' });
-  if (!(timeoutS > 0 && timeoutS <= 600)) throw new PoNodeError(`--timeout ${timeoutS} is out of range`, { hint: 'seconds per request, more than 0 and at most 600 (default 30)' });
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 32)
+    throw new PoNodeError(`--concurrency ${concurrency} is out of range`, { hint: 'use 1 to 32 (default 4); be polite to the node' });
+  if (!(timeoutS > 0 && timeoutS <= 600))
+    throw new PoNodeError(`--timeout ${timeoutS} is out of range`, {
+      hint: 'seconds per request, more than 0 and at most 600 (default 30)',
+    });
   const paths = o.paths ?? 'default';
-  if (!['default', 'v1', 'both'].includes(paths)) throw new PoNodeError(`--paths ${paths} is not a path set`, { hint: 'use default, v1 or both' });
+  if (!['default', 'v1', 'both'].includes(paths))
+    throw new PoNodeError(`--paths ${paths} is not a path set`, { hint: 'use default, v1 or both' });
   const limits = resolveLimits(o);
   const net = { allowPrivateNetwork: Boolean(o.allowPrivateNetwork), testOnlyPublicAddresses: o.testOnlyPublicAddresses ?? [] };
   if (/^https?:\/\//i.test(target)) {
@@ -92,9 +107,12 @@ export async function runCheck(target: string, o: CheckRunOptions = {}): Promise
     try {
       u = new URL(target);
     } catch {
-      throw new PoNodeError(`${target} is not a valid URL`, { hint: 'pass the node base URL without /resource, e.g. https://epd.example.org/node' });
+      throw new PoNodeError(`${target} is not a valid URL`, {
+        hint: 'pass the node base URL without /resource, e.g. https://epd.example.org/node',
+      });
     }
-    if (u.search || u.hash) throw new PoNodeError(`${target} has a query or fragment`, { hint: 'pass the node base URL without ?... or #...' });
+    if (u.search || u.hash)
+      throw new PoNodeError(`${target} has a query or fragment`, { hint: 'pass the node base URL without ?... or #...' });
     const policy = await NetPolicy.forStart(u, net);
     return crawl(target, u.href.replace(/\/+$/, ''), false, o, { concurrency, timeoutS, paths, limits, policy });
   }

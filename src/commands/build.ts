@@ -24,8 +24,14 @@ export function registerBuild(program: Command, io: Io, setExit: SetExit): void 
     .description('Read ILCD datasets, validate them, and write the static node into the output folder.')
     .option('-o, --out <dir>', 'output folder (default: "out" from the config, else site)')
     .option('--strict', 'exit 1 and write nothing when any dataset is rejected (for CI)')
-    .option('--no-zip-export', 'no per-EPD ZIP exports (resource/processes/<uuid>/zipexport): faster, smaller sites when no client needs them')
-    .option('--clean', 'full rebuild: ignore the incremental-build cache, and replace the output folder even if po-node did not create it (its contents are deleted)')
+    .option(
+      '--no-zip-export',
+      'no per-EPD ZIP exports (resource/processes/<uuid>/zipexport): faster, smaller sites when no client needs them',
+    )
+    .option(
+      '--clean',
+      'full rebuild: ignore the incremental-build cache, and replace the output folder even if po-node did not create it (its contents are deleted)',
+    )
     .option('--json', 'print the build report as JSON on stdout (schemas/build-report.schema.json)')
     .option('--report <file>', 'also write the full JSON report (every finding, ungrouped) to this file')
     .addOption(
@@ -38,7 +44,10 @@ export function registerBuild(program: Command, io: Io, setExit: SetExit): void 
       'incremental-build cache folder (default: "cacheDir" from the config, else PO_NODE_CACHE_DIR, else ~/.cache/po-node); ' +
         'in CI, a workspace folder restored by actions/cache',
     )
-    .option('--host <names>', 'also emit configuration for hosts, comma-separated: nginx, apache, netlify, cloudflare-pages, github-pages, s3-cloudfront (docs/hosting.md)')
+    .option(
+      '--host <names>',
+      'also emit configuration for hosts, comma-separated: nginx, apache, netlify, cloudflare-pages, github-pages, s3-cloudfront (docs/hosting.md)',
+    )
     .option('--deploy-out <dir>', 'folder for host configs that are not published (default: <out>-deploy)')
     .option('-q, --quiet', 'print only errors and the summary')
     .addOption(new Option('--verbose', 'also list informational findings (skipped files, duplicates)').conflicts('quiet'))
@@ -63,17 +72,25 @@ With --host, the site is compared with the host's limits (GitHub Pages 1 GB, Clo
 25 MiB per file, Netlify 54,000 files per folder): a warning names the remedy (docs/hosting.md#host-limits).`,
     )
     .action(async (inputs: string[], o: BuildFlags & ReadFlags) => {
-      const [{ build }, { loadConfig }, { formatGithub }, { reportPath, writeReport }, { buildReportJson }, { progressReporter }, text, out] =
-        await Promise.all([
-          import('../build.js'),
-          import('../config/load.js'),
-          import('../report/github.js'),
-          import('../report/file.js'),
-          import('../report/json.js'),
-          import('../report/progress.js'),
-          import('../report/text.js'),
-          import('./findings-text.js'),
-        ]);
+      const [
+        { build },
+        { loadConfig },
+        { formatGithub },
+        { reportPath, writeReport },
+        { buildReportJson },
+        { progressReporter },
+        text,
+        out,
+      ] = await Promise.all([
+        import('../build.js'),
+        import('../config/load.js'),
+        import('../report/github.js'),
+        import('../report/file.js'),
+        import('../report/json.js'),
+        import('../report/progress.js'),
+        import('../report/text.js'),
+        import('./findings-text.js'),
+      ]);
       const c = palette(io.stderr, io.env);
       const format = o.json ? 'json' : o.format;
       const opts: BuildOptions = {

@@ -24,7 +24,7 @@ export function registerCheck(program: Command, io: Io, setExit: SetExit): void 
     .option('--max-entries <n>', 'entries read per list at most; only these EPDs are fetched', int, DEFAULT_LIMITS.maxEntries)
     .option('--max-duration <minutes>', 'time budget; then the check stops, reporting what it left out', num, DEFAULT_LIMITS.maxDurationMin)
     .option('--allow-private-network', 'connect to loopback, private and link-local addresses even when the checked URL is public')
-    .option('--host <names>', 'with a site folder: also compare it with these hosts\' limits (github-pages, cloudflare-pages, netlify)')
+    .option('--host <names>', "with a site folder: also compare it with these hosts' limits (github-pages, cloudflare-pages, netlify)")
     .option('-q, --quiet', 'no progress output')
     .addHelpText(
       'after',

@@ -32,7 +32,11 @@ export function readOptions(cmd: Command): Command {
     .option('-c, --config <file>', 'po-node.config.json with node information and settings (default: ./po-node.config.json when present)')
     .option('-b, --base-url <url>', 'public base URL of the node, e.g. https://epd.example.org/node')
     .option('--require-dependencies', 'a reference of a published EPD missing from the input is an error, not a warning')
-    .option('--level <n>', 'highest validation level: 1 index fields only (fastest), 2 structure, 3 XSD, 4 ECO rules (default 4)', parseNumber)
+    .option(
+      '--level <n>',
+      'highest validation level: 1 index fields only (fastest), 2 structure, 3 XSD, 4 ECO rules (default 4)',
+      parseNumber,
+    )
     .option('--no-xsd', 'skip XSD validation (level 3)')
     .option('--no-rules', 'skip the ECO data-definition rules (level 4)')
     .option('--max-file-size <mb>', 'reject files larger than this many MB (default 50)', parseNumber);

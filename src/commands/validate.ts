@@ -6,8 +6,10 @@ import { applyReadFlags, readOptions, type Io, type ReadFlags, type SetExit } fr
 /** `po-node validate`: exit 0 no errors, 1 at least one error, 2 usage, config or I/O. */
 export function registerValidate(program: Command, io: Io, setExit: SetExit): void {
   readOptions(program.command('validate'))
-    .description('Read the inputs as po-node build does (folders, files, ZIP exports; XML safety, ILCD structure, XSD, ECO rules, '
-      + 'references) and report; writes no site.')
+    .description(
+      'Read the inputs as po-node build does (folders, files, ZIP exports; XML safety, ILCD structure, XSD, ECO rules, ' +
+        'references) and report; writes no site.',
+    )
     .option('--json', 'print the report as JSON on stdout (schemas/build-report.schema.json, as build --json)')
     .addOption(new Option('--format <format>', 'report format').choices(['text', 'json', 'github']).default('text'))
     .option('--report <file>', 'also write the full JSON report (every finding, ungrouped) to this file')

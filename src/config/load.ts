@@ -74,7 +74,13 @@ export interface ConfigOverrides {
 
 interface RawConfig {
   baseUrl?: string;
-  node?: { id?: string; name?: string; operator?: string; description?: string | Record<string, string>; contact?: NodeInfoConfig['contact'] };
+  node?: {
+    id?: string;
+    name?: string;
+    operator?: string;
+    description?: string | Record<string, string>;
+    contact?: NodeInfoConfig['contact'];
+  };
   inputs?: string[];
   out?: string;
   pathSets?: { default?: boolean; v1?: boolean };
@@ -136,10 +142,14 @@ export function loadConfig(o: ConfigOverrides = {}): ResolvedConfig {
     baseDir = dirname(configFile);
   }
   if (o.level !== undefined && !(Number.isInteger(o.level) && o.level >= 1 && o.level <= 4)) {
-    throw new ConfigError(`--level ${String(o.level)} is not a validation level`, { hint: 'Use 1-4: 1 safe XML and index fields only, 2 ILCD structure of the whole document, 3 XSD, 4 ECO rules (default).' });
+    throw new ConfigError(`--level ${String(o.level)} is not a validation level`, {
+      hint: 'Use 1-4: 1 safe XML and index fields only, 2 ILCD structure of the whole document, 3 XSD, 4 ECO rules (default).',
+    });
   }
   if (o.maxFileSizeMB !== undefined && !(o.maxFileSizeMB > 0)) {
-    throw new ConfigError(`--max-file-size ${String(o.maxFileSizeMB)} is not a positive number of MB`, { hint: 'Example: --max-file-size 100' });
+    throw new ConfigError(`--max-file-size ${String(o.maxFileSizeMB)} is not a positive number of MB`, {
+      hint: 'Example: --max-file-size 100',
+    });
   }
   if (o.baseUrl !== undefined) checkBaseUrl(o.baseUrl, '--base-url', 'Example: --base-url https://epd.example.org/node');
   else if (raw.baseUrl !== undefined) {
@@ -165,8 +175,12 @@ export function loadConfig(o: ConfigOverrides = {}): ResolvedConfig {
       maxFileSize: Math.round((o.maxFileSizeMB ?? raw.limits?.maxFileSizeMB ?? DEFAULT_MAX_FILE_MB) * 1024 * 1024),
       zip: {
         maxArchiveSize: raw.limits?.maxZipSizeMB ? Math.round(raw.limits.maxZipSizeMB * 1024 * 1024) : DEFAULT_ZIP_LIMITS.maxArchiveSize,
-        maxEntrySize: raw.limits?.maxZipEntrySizeMB ? Math.round(raw.limits.maxZipEntrySizeMB * 1024 * 1024) : DEFAULT_ZIP_LIMITS.maxEntrySize,
-        maxTotalSize: raw.limits?.maxZipTotalSizeMB ? Math.round(raw.limits.maxZipTotalSizeMB * 1024 * 1024) : DEFAULT_ZIP_LIMITS.maxTotalSize,
+        maxEntrySize: raw.limits?.maxZipEntrySizeMB
+          ? Math.round(raw.limits.maxZipEntrySizeMB * 1024 * 1024)
+          : DEFAULT_ZIP_LIMITS.maxEntrySize,
+        maxTotalSize: raw.limits?.maxZipTotalSizeMB
+          ? Math.round(raw.limits.maxZipTotalSizeMB * 1024 * 1024)
+          : DEFAULT_ZIP_LIMITS.maxTotalSize,
         maxRatio: raw.limits?.maxZipRatio ?? DEFAULT_ZIP_LIMITS.maxRatio,
       },
       shape: {
@@ -200,7 +214,10 @@ export function loadConfig(o: ConfigOverrides = {}): ResolvedConfig {
   if (configFile) cfg.configFile = configFile;
   const cacheDir = o.cacheDir ? resolve(cwd, o.cacheDir) : raw.cacheDir ? resolve(baseDir, raw.cacheDir) : undefined;
   if (cacheDir) cfg.cacheDir = cacheDir;
-  if (!cfg.pathSets.default && !cfg.pathSets.v1) throw new ConfigError('pathSets turns off both path sets; nothing would be served', { hint: 'Set pathSets.default or pathSets.v1 to true.' });
+  if (!cfg.pathSets.default && !cfg.pathSets.v1)
+    throw new ConfigError('pathSets turns off both path sets; nothing would be served', {
+      hint: 'Set pathSets.default or pathSets.v1 to true.',
+    });
   return cfg;
 }
 

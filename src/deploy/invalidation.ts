@@ -26,7 +26,10 @@ export function urlsOf(rel: string): string[] {
 
 /** Percent-encoded as CloudFront wants it; `*` too, which would otherwise be a wildcard. */
 function encodePath(p: string): string {
-  return p.split('/').map((s) => encodeURIComponent(s).replace(/\*/g, '%2A')).join('/');
+  return p
+    .split('/')
+    .map((s) => encodeURIComponent(s).replace(/\*/g, '%2A'))
+    .join('/');
 }
 
 /** Sorted, unique paths for the changed files; `/*` alone when there are more than a distribution can take at once. */

@@ -66,12 +66,15 @@ export function formatDeployReport(r: DeployResult, c: Palette): string {
   }
   const ours = [...SITE_TOP_FOLDERS.map((f) => `${f}/`), INDEX_HTML].join(', ');
   if (r.kept) lines.push(c.dim(`  kept ${r.kept} objects outside po-node's folders (${ours})`));
-  if (r.skipped.length) list(c.yellow('not uploaded'), r.skipped.map((s) => `${s.rel}  ${c.dim(s.reason)}`));
+  if (r.skipped.length)
+    list(
+      c.yellow('not uploaded'),
+      r.skipped.map((s) => `${s.rel}  ${c.dim(s.reason)}`),
+    );
   if (r.refused) {
     lines.push(`${c.red('refused:')} ${r.refused}`);
     lines.push(`${c.dim('hint:')} check --to; if these deletions are intended, raise --max-deletes (or -1 for no limit).`);
-  }
-  else if (r.dryRun) lines.push(c.dim('  dry run: nothing was changed'));
+  } else if (r.dryRun) lines.push(c.dim('  dry run: nothing was changed'));
   const reads = r.metadataReads ? `, ${r.metadataReads} object metadata read (ETag not an MD5)` : '';
   lines.push(c.dim(`  ${(r.durationMs / 1000).toFixed(1)} s${reads}`));
   return lines.join('\n');

@@ -127,9 +127,10 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
     durationMs: 0,
   };
   const changed = [...plan.uploads.map((u) => u.rel), ...plan.deletions.map((d) => d.rel)];
-  const inv = o.distributionId && changed.length
-    ? { distributionId: o.distributionId, ...invalidationPaths(changed), ids: [] as string[] }
-    : undefined;
+  const inv =
+    o.distributionId && changed.length
+      ? { distributionId: o.distributionId, ...invalidationPaths(changed), ids: [] as string[] }
+      : undefined;
   if (inv) result.invalidation = inv;
   const done = () => ((result.durationMs = Date.now() - started), result);
 

@@ -133,15 +133,17 @@ export function awsError(e: unknown, what: string, t?: Target): PoNodeError {
   const detail = `${name}${status ? ` (HTTP ${status})` : ''}: ${err.message ?? String(e)}`;
   let hint = 'Set DEBUG=po-node for the stack; the SDK already retried with backoff (--retries).';
   if (name === 'CredentialsProviderError' || /credential/i.test(err.message ?? '')) {
-    hint = 'No AWS credentials found: set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or use OIDC in CI '
-      + '(aws-actions/configure-aws-credentials).';
+    hint =
+      'No AWS credentials found: set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or use OIDC in CI ' +
+      '(aws-actions/configure-aws-credentials).';
   } else if (/region is missing/i.test(err.message ?? '')) {
     hint = 'Pass --region (e.g. eu-central-1), or set AWS_REGION.';
   } else if (name === 'NoSuchBucket') {
     hint = `Bucket ${t?.bucket ?? ''} does not exist at this endpoint: check --to, --region and --endpoint-url.`;
   } else if (name === 'AccessDenied' || status === 403) {
-    hint = 'The credentials lack a permission: deploy needs s3:ListBucket, s3:GetObject, s3:PutObject, s3:DeleteObject '
-      + '(and cloudfront:CreateInvalidation).';
+    hint =
+      'The credentials lack a permission: deploy needs s3:ListBucket, s3:GetObject, s3:PutObject, s3:DeleteObject ' +
+      '(and cloudfront:CreateInvalidation).';
   } else if (['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET'].includes(err.code ?? name)) {
     hint = 'The endpoint cannot be reached: check --endpoint-url / AWS_ENDPOINT_URL and the network.';
   } else if (name === 'PermanentRedirect' || status === 301) {

@@ -31,9 +31,14 @@ export const V1_API_VERSION = 'po-node-v1-draft';
 
 export function* v1ListJson(epds: readonly Dataset[], cfg: ResolvedConfig): Generator<string> {
   const n = epds.length;
-  yield* jsonWithItems({ apiVersion: V1_API_VERSION, nodeId: cfg.node.id, totalCount: n, startIndex: 0, pageSize: n, data: [] }, 'data', (function* () {
-    for (const d of epds) yield v1Item(d, cfg);
-  })(), 1);
+  yield* jsonWithItems(
+    { apiVersion: V1_API_VERSION, nodeId: cfg.node.id, totalCount: n, startIndex: 0, pageSize: n, data: [] },
+    'data',
+    (function* () {
+      for (const d of epds) yield v1Item(d, cfg);
+    })(),
+    1,
+  );
   yield '\n';
 }
 
@@ -59,7 +64,23 @@ function v1Item(d: Dataset, cfg: ResolvedConfig): V1Epd {
   if (p.owner) item.owner = refOut(p.owner, pickText(p.owner.descriptions));
   if (p.registrationNumber) item.registrationNumber = p.registrationNumber;
   // Stable key order regardless of which optional fields were set.
-  const order: (keyof V1Epd)[] = ['uuid', 'version', 'name', 'names', 'classifications', 'referenceYear', 'validUntil', 'location', 'publicationDate', 'subType', 'compliance', 'owner', 'registrationNumber', 'formatVersion', 'url'];
+  const order: (keyof V1Epd)[] = [
+    'uuid',
+    'version',
+    'name',
+    'names',
+    'classifications',
+    'referenceYear',
+    'validUntil',
+    'location',
+    'publicationDate',
+    'subType',
+    'compliance',
+    'owner',
+    'registrationNumber',
+    'formatVersion',
+    'url',
+  ];
   return Object.fromEntries(order.filter((k) => item[k] !== undefined).map((k) => [k, item[k]])) as unknown as V1Epd;
 }
 

@@ -10,7 +10,8 @@ export interface PlannedFile {
   path: string;
   contentType: string;
   /** `parts`: generated while written (the lists; bounded memory), called once per write. */
-  source: { copy: string } | { text: string } | { bytes: Uint8Array } | { make: () => Promise<Uint8Array> } | { parts: () => Iterable<string> };
+  source:
+    { copy: string } | { text: string } | { bytes: Uint8Array } | { make: () => Promise<Uint8Array> } | { parts: () => Iterable<string> };
   /** Content key (same key, same bytes): lets an incremental build reuse the previous site's file. */
   key?: string;
 }

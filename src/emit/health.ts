@@ -42,7 +42,14 @@ export interface HealthDoc {
  * Verify the written tree (every listed EPD present and byte-identical to its input, list counts)
  * and describe the result. Static files cannot report live state, so this is the honest substitute.
  */
-export async function verifyAndDescribe(dir: string, catalog: Catalog, cfg: ResolvedConfig, builtAt: Date, findings: readonly Finding[], refs?: ReferenceReport): Promise<HealthDoc> {
+export async function verifyAndDescribe(
+  dir: string,
+  catalog: Catalog,
+  cfg: ResolvedConfig,
+  builtAt: Date,
+  findings: readonly Finding[],
+  refs?: ReferenceReport,
+): Promise<HealthDoc> {
   const checks: HealthCheck[] = [];
   const lists: HealthDoc['lists'] = [];
   const hashFile = inodeHasher();
@@ -58,7 +65,13 @@ export async function verifyAndDescribe(dir: string, catalog: Catalog, cfg: Reso
       else bad.push(d.header.uuid);
     });
     bad.sort(cmp);
-    checks.push({ id: `${folder}/<uuid>`, ok: bad.length === 0, detail: bad.length ? `${bad.length} of ${n} listed EPDs missing or altered: ${bad.slice(0, 5).join(', ')}` : `${good} of ${n} listed EPDs present and byte-identical to their inputs` });
+    checks.push({
+      id: `${folder}/<uuid>`,
+      ok: bad.length === 0,
+      detail: bad.length
+        ? `${bad.length} of ${n} listed EPDs missing or altered: ${bad.slice(0, 5).join(', ')}`
+        : `${good} of ${n} listed EPDs present and byte-identical to their inputs`,
+    });
   }
   if (cfg.pathSets.default) {
     let deps = 0;
@@ -71,20 +84,39 @@ export async function verifyAndDescribe(dir: string, catalog: Catalog, cfg: Reso
       });
     }
     bad.sort(cmp);
-    checks.push({ id: 'resource/<type>/<uuid>', ok: bad.length === 0, detail: bad.length ? `${bad.length} dependent datasets missing or altered: ${bad.slice(0, 5).join(', ')}` : `${deps} dependent datasets present and byte-identical` });
+    checks.push({
+      id: 'resource/<type>/<uuid>',
+      ok: bad.length === 0,
+      detail: bad.length
+        ? `${bad.length} dependent datasets missing or altered: ${bad.slice(0, 5).join(', ')}`
+        : `${deps} dependent datasets present and byte-identical`,
+    });
 
     if (refs?.documents.length) {
       // Documents are copied like datasets: prove the served bytes are the input's.
       const badDocs: string[] = [];
       for (const sd of refs.documents) {
-        const want = createHash('sha256').update(await readInput(sd.file)).digest('hex');
-        if ((await hashFile(join(dir, SUB.sourceFile(sd.source.header.uuid, sd.name)))) !== want) badDocs.push(`${sd.source.header.uuid}/${sd.name}`);
+        const want = createHash('sha256')
+          .update(await readInput(sd.file))
+          .digest('hex');
+        if ((await hashFile(join(dir, SUB.sourceFile(sd.source.header.uuid, sd.name)))) !== want)
+          badDocs.push(`${sd.source.header.uuid}/${sd.name}`);
       }
-      checks.push({ id: 'resource/sources/<uuid>/<file>', ok: badDocs.length === 0, detail: badDocs.length ? `${badDocs.length} source documents missing or altered: ${badDocs.slice(0, 5).join(', ')}` : `${refs.documents.length} source documents present and byte-identical` });
+      checks.push({
+        id: 'resource/sources/<uuid>/<file>',
+        ok: badDocs.length === 0,
+        detail: badDocs.length
+          ? `${badDocs.length} source documents missing or altered: ${badDocs.slice(0, 5).join(', ')}`
+          : `${refs.documents.length} source documents present and byte-identical`,
+      });
     }
     const xmlPath = listFile(PROCESSES, 'xml');
     const xml = await scanList(join(dir, xmlPath), '<process:process ', /\sserviceapi:totalSize="(\d+)"/);
-    checks.push({ id: xmlPath, ok: xml.entries === n && xml.total === n, detail: `${xml.entries} entries, totalSize ${xml.total ?? 'missing'}, ${n} EPDs published` });
+    checks.push({
+      id: xmlPath,
+      ok: xml.entries === n && xml.total === n,
+      detail: `${xml.entries} entries, totalSize ${xml.total ?? 'missing'}, ${n} EPDs published`,
+    });
     lists.push({ path: xmlPath, entries: xml.entries, sha256: xml.sha256 });
     lists.push(await jsonListCheck(dir, listFile(PROCESSES, 'json'), '"dsType":"Process"', n, checks));
   }
@@ -92,7 +124,9 @@ export async function verifyAndDescribe(dir: string, catalog: Catalog, cfg: Reso
 
   const counts = countFindings(findings);
   const year = builtAt.getUTCFullYear();
-  const expired = catalog.epds.filter((d) => /^\d{4}$/.test(d.header.process?.validUntil ?? '') && Number(d.header.process!.validUntil) < year).map((d) => d.header.uuid);
+  const expired = catalog.epds
+    .filter((d) => /^\d{4}$/.test(d.header.process?.validUntil ?? '') && Number(d.header.process!.validUntil) < year)
+    .map((d) => d.header.uuid);
   const reasons: string[] = [];
   if (n === 0) reasons.push('no EPD could be published');
   for (const c of checks) if (!c.ok) reasons.push(`check ${c.id} failed: ${c.detail}`);
@@ -128,9 +162,19 @@ export function healthFiles(doc: HealthDoc, cfg: ResolvedConfig): PlannedFile[] 
   return out;
 }
 
-async function jsonListCheck(dir: string, path: string, marker: string, n: number, checks: HealthCheck[]): Promise<HealthDoc['lists'][number]> {
+async function jsonListCheck(
+  dir: string,
+  path: string,
+  marker: string,
+  n: number,
+  checks: HealthCheck[],
+): Promise<HealthDoc['lists'][number]> {
   const r = await scanList(join(dir, path), marker, /"totalCount":\s*(\d+)/);
-  checks.push({ id: path, ok: r.entries === n && r.total === n, detail: `${r.entries} entries, totalCount ${r.total ?? 'missing'}, ${n} EPDs published` });
+  checks.push({
+    id: path,
+    ok: r.entries === n && r.total === n,
+    detail: `${r.entries} entries, totalCount ${r.total ?? 'missing'}, ${n} EPDs published`,
+  });
   return { path, entries: r.entries, sha256: r.sha256 };
 }
 

@@ -105,7 +105,8 @@ export function checkWritable(out: string, cwd: string, what: string): void {
 }
 
 /** The output folder is replaced by renaming, which a mount point does not allow. */
-export const MOUNT_HINT = (out: string) => `A mount point cannot be replaced by renaming: use a folder inside it, e.g. --out ${join(out, 'site')}.`;
+export const MOUNT_HINT = (out: string) =>
+  `A mount point cannot be replaced by renaming: use a folder inside it, e.g. --out ${join(out, 'site')}.`;
 
 const HINTS: Record<string, (parent: string, out: string) => string> = {
   EROFS: (p) => `${p} is on a read-only file system: pick an --out on a writable disk.`,

@@ -17,7 +17,8 @@ export { assertUniquePaths, inputSource, type PlanContext, type PlannedFile } fr
  */
 export function planSite({ catalog, cfg, builtAt, references }: PlanContext): PlannedFile[] {
   const files: PlannedFile[] = [];
-  const add = (path: string, contentType: string, source: PlannedFile['source'], key?: string) => files.push({ path, contentType, source, ...(key ? { key } : {}) });
+  const add = (path: string, contentType: string, source: PlannedFile['source'], key?: string) =>
+    files.push({ path, contentType, source, ...(key ? { key } : {}) });
   if (cfg.pathSets.default) {
     for (const t of DATASET_TYPES) {
       for (const d of catalog.byType[t.type]) {

@@ -31,8 +31,10 @@ export function serviceBaseUrl(cfg: Pick<ResolvedConfig, 'baseUrl'>): string {
 export function* processListXml(epds: readonly Dataset[], cfg: ResolvedConfig): Generator<string> {
   const n = epds.length;
   yield '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n';
-  yield `<serviceapi:dataSetList xmlns:serviceapi="${SAPI.serviceApi}" xmlns:xlink="${SAPI.xlink}" xmlns:process="${SAPI.process}" xmlns:epd="${SAPI.epd}"` +
-    ` serviceapi:totalSize="${n}" serviceapi:startIndex="0" serviceapi:pageSize="${n}">\n`;
+  yield (
+    `<serviceapi:dataSetList xmlns:serviceapi="${SAPI.serviceApi}" xmlns:xlink="${SAPI.xlink}" xmlns:process="${SAPI.process}" xmlns:epd="${SAPI.epd}"` +
+    ` serviceapi:totalSize="${n}" serviceapi:startIndex="0" serviceapi:pageSize="${n}">\n`
+  );
   for (const d of epds) yield processEntryXml(d, cfg);
   yield '</serviceapi:dataSetList>\n';
 }
@@ -66,9 +68,12 @@ function processEntryXml(d: Dataset, cfg: ResolvedConfig): string {
   if (time.length) add(`<process:time>\n${time.map((t) => `${I2}${t}`).join('\n')}\n${I1}</process:time>`);
   for (const c of p.compliance) {
     const inner = [referenceXml('serviceapi:reference', c), el('process:overallCompliance', c.overallCompliance)].filter(Boolean);
-    add(`<process:complianceSystem${attrString({ name: complianceName(c) })}>\n${inner.map((t) => `${I2}${t}`).join('\n')}\n${I1}</process:complianceSystem>`);
+    add(
+      `<process:complianceSystem${attrString({ name: complianceName(c) })}>\n${inner.map((t) => `${I2}${t}`).join('\n')}\n${I1}</process:complianceSystem>`,
+    );
   }
-  if (p.licenseType) add(`<process:accessInformation>\n${I2}${el('process:licenseType', p.licenseType)}\n${I1}</process:accessInformation>`);
+  if (p.licenseType)
+    add(`<process:accessInformation>\n${I2}${el('process:licenseType', p.licenseType)}\n${I1}</process:accessInformation>`);
   if (p.owner) add(referenceXml('process:ownership', p.owner));
   if (p.subType) add(`<serviceapi:other>\n${I2}${el('epd:subType', p.subType)}\n${I1}</serviceapi:other>`);
   const attrs = attrString({ 'serviceapi:sourceId': cfg.node.id, 'xlink:href': datasetUrl(cfg, PROCESSES, h.uuid, h.version) });
@@ -107,9 +112,13 @@ export interface Soda4lcaJsonItem {
 /** Compact like Gson (no white space, no trailing newline). */
 export function processListJson(epds: readonly Dataset[], cfg: ResolvedConfig): Generator<string> {
   const n = epds.length;
-  return jsonWithItems({ startIndex: 0, pageSize: n, totalCount: n, data: [] }, 'data', (function* () {
-    for (const d of epds) yield processJsonItem(d, cfg);
-  })());
+  return jsonWithItems(
+    { startIndex: 0, pageSize: n, totalCount: n, data: [] },
+    'data',
+    (function* () {
+      for (const d of epds) yield processJsonItem(d, cfg);
+    })(),
+  );
 }
 
 export function processJsonItem(d: Dataset, cfg: ResolvedConfig): Soda4lcaJsonItem {
@@ -117,7 +126,9 @@ export function processJsonItem(d: Dataset, cfg: ResolvedConfig): Soda4lcaJsonIt
   const p = h.process!;
   const cls = p.classifications.find((c) => c.classes.length);
   const deepest = cls?.classes[cls.classes.length - 1];
-  const regAuthority = p.registrationAuthority ? compact({ uuid: p.registrationAuthority.uuid, name: pickText(p.registrationAuthority.descriptions) }) : undefined;
+  const regAuthority = p.registrationAuthority
+    ? compact({ uuid: p.registrationAuthority.uuid, name: pickText(p.registrationAuthority.descriptions) })
+    : undefined;
   return compact({
     languages: [...new Set(englishFirst(p.names).map((n) => n.lang))],
     name: pickText(p.names),
@@ -128,7 +139,9 @@ export function processJsonItem(d: Dataset, cfg: ResolvedConfig): Soda4lcaJsonIt
     classificId: deepest?.classId,
     classificSystem: cls?.system,
     type: p.typeOfDataSet,
-    referenceFlows: d.declaredUnit ? [compact({ name: d.declaredUnit.name, unit: d.declaredUnit.unit, meanValue: d.declaredUnit.meanValue, uuid: d.declaredUnit.uuid })] : undefined,
+    referenceFlows: d.declaredUnit
+      ? [compact({ name: d.declaredUnit.name, unit: d.declaredUnit.unit, meanValue: d.declaredUnit.meanValue, uuid: d.declaredUnit.uuid })]
+      : undefined,
     refYear: intYear(p.referenceYear),
     validUntil: intYear(p.validUntil),
     compliance: p.compliance.map((c) => compact({ name: complianceName(c), uri: c.uri, uuid: c.uuid })),
@@ -182,4 +195,3 @@ function intYear(s: string | undefined): number | undefined {
 function compact<T extends Record<string, unknown>>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== '')) as T;
 }
-

@@ -42,7 +42,12 @@ export function typeListXml(t: DatasetTypeInfo, list: readonly Dataset[], cfg: R
   ];
   for (const d of list) {
     const h = d.header;
-    const inner = [el('serviceapi:uuid', h.uuid), el('serviceapi:permanentUri', datasetUrl(cfg, t.folder, h.uuid)), el('serviceapi:dataSetVersion', h.version), ...h.names.map((nm) => el('serviceapi:name', nm.value, { 'xml:lang': nm.lang }))];
+    const inner = [
+      el('serviceapi:uuid', h.uuid),
+      el('serviceapi:permanentUri', datasetUrl(cfg, t.folder, h.uuid)),
+      el('serviceapi:dataSetVersion', h.version),
+      ...h.names.map((nm) => el('serviceapi:name', nm.value, { 'xml:lang': nm.lang })),
+    ];
     const attrs = attrString({ 'serviceapi:sourceId': cfg.node.id, 'xlink:href': datasetUrl(cfg, t.folder, h.uuid, h.version) });
     parts.push(`    <${s.prefix}:${s.element}${attrs}>\n${inner.map((x) => `        ${x}`).join('\n')}\n    </${s.prefix}:${s.element}>\n`);
   }
@@ -55,7 +60,15 @@ export function typeListJson(t: DatasetTypeInfo, list: readonly Dataset[], cfg: 
   const data = list.map((d) => {
     const h = d.header;
     const name = pickText(h.names);
-    return { languages: [...new Set(h.names.map((x) => x.lang))], ...(name ? { name } : {}), uuid: h.uuid, version: h.version, nodeid: cfg.node.id, uri: datasetUrl(cfg, t.folder, h.uuid, h.version), dsType: s.dsType };
+    return {
+      languages: [...new Set(h.names.map((x) => x.lang))],
+      ...(name ? { name } : {}),
+      uuid: h.uuid,
+      version: h.version,
+      nodeid: cfg.node.id,
+      uri: datasetUrl(cfg, t.folder, h.uuid, h.version),
+      dsType: s.dsType,
+    };
   });
   return JSON.stringify({ startIndex: 0, pageSize: data.length, totalCount: data.length, data });
 }

@@ -30,18 +30,28 @@ export interface WriteOptions {
 export function checkOutputFolder(o: Pick<WriteOptions, 'out' | 'inputs' | 'cwd' | 'allowReplace' | 'what'>): void {
   const out = resolve(o.out);
   if (out === parsePath(out).root) throw new OutputError(`Refusing to use the filesystem root as output folder`);
-  if (isInside(out, resolve(o.cwd))) throw new OutputError(`The output folder ${o.out} contains the working directory; it would be replaced`, { hint: 'Use a subfolder such as --out site.' });
+  if (isInside(out, resolve(o.cwd)))
+    throw new OutputError(`The output folder ${o.out} contains the working directory; it would be replaced`, {
+      hint: 'Use a subfolder such as --out site.',
+    });
   for (const input of o.inputs) {
-    if (isInside(out, resolve(input))) throw new OutputError(`The output folder ${o.out} contains the input ${input}; building would delete it`, { hint: 'Write the site to a separate folder, e.g. --out site.' });
+    if (isInside(out, resolve(input)))
+      throw new OutputError(`The output folder ${o.out} contains the input ${input}; building would delete it`, {
+        hint: 'Write the site to a separate folder, e.g. --out site.',
+      });
     if (isInside(resolve(input), out) && statSync(resolve(input), { throwIfNoEntry: false })?.isDirectory()) {
-      throw new OutputError(`The output folder ${o.out} is inside the input folder ${input}; the next build would read its own output`, { hint: 'Write the site outside the input folder.' });
+      throw new OutputError(`The output folder ${o.out} is inside the input folder ${input}; the next build would read its own output`, {
+        hint: 'Write the site outside the input folder.',
+      });
     }
   }
   checkWritable(out, o.cwd, o.what ?? 'the site');
   if (!existsSync(out)) return;
   if (!statSync(out).isDirectory()) throw new OutputError(`The output path ${o.out} exists and is not a folder`);
   if (statSync(out).dev !== statSync(dirname(out)).dev) {
-    throw new OutputError(`The output folder ${o.out} is a mount point; the site is swapped in by renaming it`, { hint: MOUNT_HINT(o.out) });
+    throw new OutputError(`The output folder ${o.out} is a mount point; the site is swapped in by renaming it`, {
+      hint: MOUNT_HINT(o.out),
+    });
   }
   let entries: string[];
   try {
@@ -86,7 +96,17 @@ async function writeAndSwap(out: string, files: readonly PlannedFile[], o: Write
     await writeFiles(tmp, files, o.mtime, o.cache);
     const late = await finish(tmp);
     await writeFiles(tmp, late, o.mtime);
-    await writeFiles(tmp, [{ path: MARKER_FILE, contentType: 'application/json', source: { text: `${JSON.stringify({ generator: 'po-node', files: files.length + late.length })}\n` } }], o.mtime);
+    await writeFiles(
+      tmp,
+      [
+        {
+          path: MARKER_FILE,
+          contentType: 'application/json',
+          source: { text: `${JSON.stringify({ generator: 'po-node', files: files.length + late.length })}\n` },
+        },
+      ],
+      o.mtime,
+    );
     await swap(tmp, out);
   } catch (e) {
     await rm(tmp, { recursive: true, force: true }).catch(() => undefined);

@@ -23,7 +23,9 @@ export function zipEntry(name: string, bytes: Uint8Array, deflate: boolean): Zip
   if (!deflate) return { name, crc, size: bytes.length, method: 0, data: bytes };
   const data = deflateRawSync(bytes, { level: 6 });
   // Incompressible data is stored, as zip tools do.
-  return data.length < bytes.length ? { name, crc, size: bytes.length, method: 8, data } : { name, crc, size: bytes.length, method: 0, data: bytes };
+  return data.length < bytes.length
+    ? { name, crc, size: bytes.length, method: 8, data }
+    : { name, crc, size: bytes.length, method: 0, data: bytes };
 }
 
 /** Entries in the order given; names are UTF-8 (flag bit 11 when not ASCII). */

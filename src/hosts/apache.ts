@@ -10,7 +10,19 @@ export const apache: HostEmitter = {
     const listen = /^\d+$/.test(d.listen) ? `*:${d.listen}` : d.listen;
     return {
       site: [{ path: '.htaccess', contentType: 'text/plain', source: { text: fillTemplate('hosts/htaccess', {}) } }],
-      deploy: [{ path: 'apache/po-node.conf', contentType: 'text/plain', source: { text: fillTemplate('hosts/apache-vhost.conf', { LISTEN: listen, SERVER_NAME: d.serverName, ROOT: configPath(d.siteRoot, 'an Apache config') }) } }],
+      deploy: [
+        {
+          path: 'apache/po-node.conf',
+          contentType: 'text/plain',
+          source: {
+            text: fillTemplate('hosts/apache-vhost.conf', {
+              LISTEN: listen,
+              SERVER_NAME: d.serverName,
+              ROOT: configPath(d.siteRoot, 'an Apache config'),
+            }),
+          },
+        },
+      ],
     };
   },
 };

@@ -48,7 +48,8 @@ export function initConfig(hosts: readonly HostName[]): string {
     out: OUT,
   };
   if (hosts.length) cfg.hosts = hosts;
-  if (hosts.includes('nginx') || hosts.includes('apache')) cfg.deploy = { siteRoot: '/srv/po-node/site', serverName: 'epd.example.org', listen: 80 };
+  if (hosts.includes('nginx') || hosts.includes('apache'))
+    cfg.deploy = { siteRoot: '/srv/po-node/site', serverName: 'epd.example.org', listen: 80 };
   return `${JSON.stringify(cfg, null, 2)}\n`;
 }
 

@@ -7,7 +7,11 @@ export const nginx: HostEmitter = {
   title: 'nginx',
   emit({ cfg }) {
     const d = cfg.deploy;
-    const text = fillTemplate('hosts/nginx.conf', { LISTEN: d.listen, SERVER_NAME: d.serverName, ROOT: configPath(d.siteRoot, 'an nginx config') });
+    const text = fillTemplate('hosts/nginx.conf', {
+      LISTEN: d.listen,
+      SERVER_NAME: d.serverName,
+      ROOT: configPath(d.siteRoot, 'an nginx config'),
+    });
     return { site: [], deploy: [{ path: 'nginx/po-node.conf', contentType: 'text/plain', source: { text } }] };
   },
 };

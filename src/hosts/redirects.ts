@@ -30,7 +30,10 @@ function emitRedirects(ctx: HostContext, queryRules: boolean): HostOutput {
   if (cfg.pathSets.default) {
     if (queryRules) r.push('# format=json picks the JSON list (Netlify matches query values exactly: the two usual spellings).');
     // The lists (the routes with an XML and a JSON file), copied next to their folders.
-    for (const { url, files: [xml, json] } of ROUTES.filter((x) => x.pathSet === 'default' && x.files.length === 2)) {
+    for (const {
+      url,
+      files: [xml, json],
+    } of ROUTES.filter((x) => x.pathSet === 'default' && x.files.length === 2)) {
       if (!byPath.has(xml!.file)) continue;
       for (const f of [xml!, json!]) copy(f.file, `${url.slice(1)}.${f.format}`, f.type);
       if (queryRules) for (const from of [url, `${url}/`]) for (const v of ['json', 'JSON']) rule(from, `${url}.json`, `format=${v}`);
@@ -52,7 +55,12 @@ function emitRedirects(ctx: HostContext, queryRules: boolean): HostOutput {
   if (cfg.pathSets.v1) {
     fixedRules('v1');
   }
-  const h: string[] = ['# po-node: response headers. Extensionless datasets are ILCD XML; every answer allows CORS.', '/*', '  Access-Control-Allow-Origin: *', '  Access-Control-Allow-Methods: GET, HEAD, OPTIONS'];
+  const h: string[] = [
+    '# po-node: response headers. Extensionless datasets are ILCD XML; every answer allows CORS.',
+    '/*',
+    '  Access-Control-Allow-Origin: *',
+    '  Access-Control-Allow-Methods: GET, HEAD, OPTIONS',
+  ];
   for (const dir of datasetDirs(cfg.pathSets)) h.push(`/${dir}/:uuid`, `  Content-Type: ${LIST_XML_TYPE}`);
   for (const [from, type] of subTypes) h.push(from, `  Content-Type: ${type}`);
   for (const p of files) h.push(`/${p.path}`, `  Content-Type: ${p.path.endsWith('.json') ? LIST_JSON_TYPE : LIST_XML_TYPE}`);
@@ -63,4 +71,8 @@ function emitRedirects(ctx: HostContext, queryRules: boolean): HostOutput {
 
 export const netlify: HostEmitter = { name: 'netlify', title: 'Netlify', emit: (ctx) => emitRedirects(ctx, true) };
 /** Cloudflare Pages: same files, but `_redirects` cannot match query parameters (and has no `!`). */
-export const cloudflarePages: HostEmitter = { name: 'cloudflare-pages', title: 'Cloudflare Pages', emit: (ctx) => emitRedirects(ctx, false) };
+export const cloudflarePages: HostEmitter = {
+  name: 'cloudflare-pages',
+  title: 'Cloudflare Pages',
+  emit: (ctx) => emitRedirects(ctx, false),
+};

@@ -20,9 +20,21 @@ export const s3CloudFront: HostEmitter = {
     return {
       site: [],
       deploy: [
-        { path: 's3-cloudfront/cloudfront-function.js', contentType: 'text/javascript', source: { text: fillTemplate('hosts/cloudfront-function.js', {}) } },
-        { path: 's3-cloudfront/s3-upload.sh', contentType: 'text/x-shellscript', source: { text: fillTemplate('hosts/s3-upload.sh', { SITE: cfg.out }) } },
-        { path: 's3-cloudfront/response-headers-policy.json', contentType: 'application/json', source: { text: `${JSON.stringify(policy, null, 2)}\n` } },
+        {
+          path: 's3-cloudfront/cloudfront-function.js',
+          contentType: 'text/javascript',
+          source: { text: fillTemplate('hosts/cloudfront-function.js', {}) },
+        },
+        {
+          path: 's3-cloudfront/s3-upload.sh',
+          contentType: 'text/x-shellscript',
+          source: { text: fillTemplate('hosts/s3-upload.sh', { SITE: cfg.out }) },
+        },
+        {
+          path: 's3-cloudfront/response-headers-policy.json',
+          contentType: 'application/json',
+          source: { text: `${JSON.stringify(policy, null, 2)}\n` },
+        },
       ],
     };
   },

@@ -16,6 +16,9 @@ export function fillTemplate(path: string, values: Record<string, string>): stri
 
 /** A site path goes into a quoted server config value: refuse characters that would end or escape it. */
 export function configPath(p: string, what: string): string {
-  if (/["\n\\$]/.test(p)) throw new ConfigError(`The site path ${p} cannot be written into ${what}`, { hint: 'Set "deploy": {"siteRoot": "/srv/po-node/site"} to the path on the server.' });
+  if (/["\n\\$]/.test(p))
+    throw new ConfigError(`The site path ${p} cannot be written into ${what}`, {
+      hint: 'Set "deploy": {"siteRoot": "/srv/po-node/site"} to the path on the server.',
+    });
   return p;
 }

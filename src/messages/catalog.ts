@@ -59,7 +59,7 @@ export const MESSAGES = {
     severity: 'error',
     section: 'input',
     meaning:
-      'the file or folder cannot be read (permissions: the error code is named; a folder\'s files are then all unread), or it is ' +
+      "the file or folder cannot be read (permissions: the error code is named; a folder's files are then all unread), or it is " +
       'a FIFO, socket or device (also when named as an input)',
     fix: 'fix permissions or remove it',
     text: {
@@ -169,8 +169,7 @@ export const MESSAGES = {
   'xml-limit': {
     severity: 'error',
     section: 'input',
-    meaning:
-      'over a [limit on one document](#limits-on-one-document): attributes on an element, depth, nodes, length of a text or tag',
+    meaning: 'over a [limit on one document](#limits-on-one-document): attributes on an element, depth, nodes, length of a text or tag',
     fix: 'fix the file, or raise the limit if it is genuine',
     text: {
       default: (p: { detail: string }) =>
@@ -531,10 +530,10 @@ export const MESSAGES = {
     meaning: '`common:registrationNumber` present unless subType is generic, representative or template',
     source: 'DDR D.4.6',
     example: '(absent in a specific EPD)',
-    fix: 'add the programme operator\'s number',
+    fix: "add the programme operator's number",
     text: {
       default: () =>
-        'No registration number: add common:registrationNumber (the programme operator\'s EPD number, e.g. EPD-IBU-2022-001) to ' +
+        "No registration number: add common:registrationNumber (the programme operator's EPD number, e.g. EPD-IBU-2022-001) to " +
         'publicationAndOwnership.',
     },
   },
@@ -600,7 +599,7 @@ export const MESSAGES = {
     text: {
       'no-amounts': () =>
         'The LCIA results have no per-module values; add epd:amount elements with epd:module (e.g. A1-A3, C4, D) to each ' +
-        'LCIAResult\'s common:other.',
+        "LCIAResult's common:other.",
       'no-results': () => 'No LCIA results: add LCIAResults with one LCIAResult per impact indicator and epd:amount values per module.',
       'unknown-modules': (p: { modules: readonly string[]; allowed: readonly string[] }) =>
         `Module codes not in the ILCD+EPD list: ${p.modules.join(', ')}; use ${p.allowed.join(', ')}.`,

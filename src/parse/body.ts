@@ -29,10 +29,12 @@ export interface SplitDocument {
   body: BodyFacts;
 }
 
-
 const NAME = '[A-Za-z_][\\w.\\-]*(?::[A-Za-z_][\\w.\\-]*)?';
 /** One markup token at a known `<`: a tag (start, end or empty), a comment, CDATA or a PI. */
-const TOKEN = new RegExp(`<(?:(/)?(${NAME})((?:\\s+${NAME}\\s*=\\s*(?:"[^"<]*"|'[^'<]*'))*)\\s*(/)?>|!--[\\s\\S]*?-->|!\\[CDATA\\[[\\s\\S]*?\\]\\]>|\\?[\\s\\S]*?\\?>)`, 'y');
+const TOKEN = new RegExp(
+  `<(?:(/)?(${NAME})((?:\\s+${NAME}\\s*=\\s*(?:"[^"<]*"|'[^'<]*'))*)\\s*(/)?>|!--[\\s\\S]*?-->|!\\[CDATA\\[[\\s\\S]*?\\]\\]>|\\?[\\s\\S]*?\\?>)`,
+  'y',
+);
 const ATTR = new RegExp(`(${NAME})\\s*=\\s*(?:"([^"]*)"|'([^']*)')`, 'g');
 const XMLNS = /(?:^|\s)xmlns(?::([A-Za-z_][\w.-]*))?\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
 const BODY_START = /<(?:[A-Za-z_][\w.-]*:)?(?:exchanges|LCIAResults)[\s/>]/g;
@@ -122,8 +124,17 @@ export function splitProcess(text: string): SplitDocument | undefined {
         const [ns, local] = name;
         if (depth === 1 && ns === NS.process && local === 'exchanges') role = 'exchanges';
         else if (depth === 2 && ns === NS.process && local === 'exchange' && isNamed(stack[1]!, NS.process, 'exchanges')) role = 'exchange';
-        else if (depth === 2 && ns === NS.process && local === 'LCIAResult' && isNamed(stack[1]!, NS.process, 'LCIAResults')) role = 'result';
-        else if (depth === 4 && ns === NS.epd && local === 'amount' && isNamed(stack[3]!, NS.common, 'other') && isNamed(stack[2]!, NS.process, 'LCIAResult') && isNamed(stack[1]!, NS.process, 'LCIAResults')) role = 'amount';
+        else if (depth === 2 && ns === NS.process && local === 'LCIAResult' && isNamed(stack[1]!, NS.process, 'LCIAResults'))
+          role = 'result';
+        else if (
+          depth === 4 &&
+          ns === NS.epd &&
+          local === 'amount' &&
+          isNamed(stack[3]!, NS.common, 'other') &&
+          isNamed(stack[2]!, NS.process, 'LCIAResult') &&
+          isNamed(stack[1]!, NS.process, 'LCIAResults')
+        )
+          role = 'amount';
       }
       if (role === 'exchanges' && !exchangesTag && !m[4]) exchangesTag = { qname, start: m[0] };
       if (role === 'result') body.lciaResults++;
@@ -189,7 +200,9 @@ export function readIndexOnly(text: string, checked = false): IndexOnlyRead | un
   if (!head.ok) return undefined;
   const root = head.root;
   const P = NS.process;
-  const ids = childrenOf(child(child(root, P, 'processInformation'), P, 'quantitativeReference'), P, 'referenceToReferenceFlow').map((n) => n.text.trim());
+  const ids = childrenOf(child(child(root, P, 'processInformation'), P, 'quantitativeReference'), P, 'referenceToReferenceFlow').map((n) =>
+    n.text.trim(),
+  );
   const doc = split.exchangesDocument(ids);
   if (doc) {
     const ex = parseXml(doc, { checked });

@@ -122,7 +122,10 @@ function processIndex(root: XNode, dsi: XNode | undefined, names: LangText[]): P
       const r = child(c, C, 'referenceToComplianceSystem');
       if (!r) return [];
       const overall = child(c, C, 'approvalOfOverallCompliance')?.text.trim();
-      const out: Ref & { overallCompliance?: string } = ref(r, `${base}/modellingAndValidation/complianceDeclarations/compliance/common:referenceToComplianceSystem`);
+      const out: Ref & { overallCompliance?: string } = ref(
+        r,
+        `${base}/modellingAndValidation/complianceDeclarations/compliance/common:referenceToComplianceSystem`,
+      );
       if (overall) out.overallCompliance = overall;
       return [out];
     }),
@@ -145,7 +148,11 @@ function processIndex(root: XNode, dsi: XNode | undefined, names: LangText[]): P
   const owner = child(pao, C, 'referenceToOwnershipOfDataSet');
   if (owner) index.owner = ref(owner, `${base}/administrativeInformation/publicationAndOwnership/common:referenceToOwnershipOfDataSet`);
   const authority = child(pao, C, 'referenceToRegistrationAuthority');
-  if (authority) index.registrationAuthority = ref(authority, `${base}/administrativeInformation/publicationAndOwnership/common:referenceToRegistrationAuthority`);
+  if (authority)
+    index.registrationAuthority = ref(
+      authority,
+      `${base}/administrativeInformation/publicationAndOwnership/common:referenceToRegistrationAuthority`,
+    );
   set('profile', attr(root, 'profile', NS.okworxProfile)?.trim());
   return index;
 }
@@ -193,4 +200,3 @@ export function pickText(texts: readonly LangText[], lang = 'en'): string | unde
 function clip(s: string): string {
   return s.length > 60 ? `${s.slice(0, 57)}...` : s;
 }
-

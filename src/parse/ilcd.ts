@@ -32,11 +32,32 @@ export interface DatasetTypeInfo {
 export const DATASET_TYPES: readonly DatasetTypeInfo[] = [
   { type: 'process', root: 'processDataSet', ns: NS.process, info: 'processInformation', folder: 'processes', label: 'process data set' },
   { type: 'flow', root: 'flowDataSet', ns: NS.flow, info: 'flowInformation', folder: 'flows', label: 'flow data set' },
-  { type: 'flowproperty', root: 'flowPropertyDataSet', ns: NS.flowProperty, info: 'flowPropertiesInformation', folder: 'flowproperties', label: 'flow property data set' },
-  { type: 'unitgroup', root: 'unitGroupDataSet', ns: NS.unitGroup, info: 'unitGroupInformation', folder: 'unitgroups', label: 'unit group data set' },
+  {
+    type: 'flowproperty',
+    root: 'flowPropertyDataSet',
+    ns: NS.flowProperty,
+    info: 'flowPropertiesInformation',
+    folder: 'flowproperties',
+    label: 'flow property data set',
+  },
+  {
+    type: 'unitgroup',
+    root: 'unitGroupDataSet',
+    ns: NS.unitGroup,
+    info: 'unitGroupInformation',
+    folder: 'unitgroups',
+    label: 'unit group data set',
+  },
   { type: 'contact', root: 'contactDataSet', ns: NS.contact, info: 'contactInformation', folder: 'contacts', label: 'contact data set' },
   { type: 'source', root: 'sourceDataSet', ns: NS.source, info: 'sourceInformation', folder: 'sources', label: 'source data set' },
-  { type: 'lciamethod', root: 'LCIAMethodDataSet', ns: NS.lciaMethod, info: 'LCIAMethodInformation', folder: 'lciamethods', label: 'LCIA method data set' },
+  {
+    type: 'lciamethod',
+    root: 'LCIAMethodDataSet',
+    ns: NS.lciaMethod,
+    info: 'LCIAMethodInformation',
+    folder: 'lciamethods',
+    label: 'LCIA method data set',
+  },
 ];
 
 export function typeInfo(type: DatasetType): DatasetTypeInfo {

@@ -17,7 +17,8 @@ export interface DatasetLinks {
   digitalFiles?: { uri: string; xpath: string }[];
 }
 
-const byInternalId = (nodes: XNode[], id: string | undefined) => (id === undefined ? undefined : nodes.find((n) => attr(n, 'dataSetInternalID')?.trim() === id));
+const byInternalId = (nodes: XNode[], id: string | undefined) =>
+  id === undefined ? undefined : nodes.find((n) => attr(n, 'dataSetInternalID')?.trim() === id);
 const text = (n: XNode | undefined) => n?.text.trim() || undefined;
 
 export function extractLinks(type: DatasetType, root: XNode): DatasetLinks {
@@ -38,12 +39,16 @@ export function extractLinks(type: DatasetType, root: XNode): DatasetLinks {
     const r = child(fp, F, 'referenceToFlowPropertyDataSet');
     if (r && id !== undefined) {
       const mean = text(child(fp, F, 'meanValue'));
-      out.referenceFlowProperty = { ref: ref(r, `/flowDataSet/flowProperties/flowProperty[@dataSetInternalID='${id}']/referenceToFlowPropertyDataSet`), ...(mean ? { meanValue: mean } : {}) };
+      out.referenceFlowProperty = {
+        ref: ref(r, `/flowDataSet/flowProperties/flowProperty[@dataSetInternalID='${id}']/referenceToFlowPropertyDataSet`),
+        ...(mean ? { meanValue: mean } : {}),
+      };
     }
   } else if (type === 'flowproperty') {
     const F = NS.flowProperty;
     const r = at(root, [F, 'flowPropertiesInformation'], [F, 'quantitativeReference'], [F, 'referenceToReferenceUnitGroup']);
-    if (r) out.referenceUnitGroup = ref(r, '/flowPropertyDataSet/flowPropertiesInformation/quantitativeReference/referenceToReferenceUnitGroup');
+    if (r)
+      out.referenceUnitGroup = ref(r, '/flowPropertyDataSet/flowPropertiesInformation/quantitativeReference/referenceToReferenceUnitGroup');
   } else if (type === 'unitgroup') {
     const U = NS.unitGroup;
     const id = text(at(root, [U, 'unitGroupInformation'], [U, 'quantitativeReference'], [U, 'referenceToReferenceUnit']));
@@ -54,7 +59,10 @@ export function extractLinks(type: DatasetType, root: XNode): DatasetLinks {
     const S = NS.source;
     const dsi = at(root, [S, 'sourceInformation'], [S, 'dataSetInformation']);
     const files = childrenOf(dsi, S, 'referenceToDigitalFile')
-      .map((n, i) => ({ uri: attr(n, 'uri')?.trim() ?? '', xpath: `/sourceDataSet/sourceInformation/dataSetInformation/referenceToDigitalFile[${i + 1}]/@uri` }))
+      .map((n, i) => ({
+        uri: attr(n, 'uri')?.trim() ?? '',
+        xpath: `/sourceDataSet/sourceInformation/dataSetInformation/referenceToDigitalFile[${i + 1}]/@uri`,
+      }))
       .filter((f) => f.uri !== '');
     if (files.length) out.digitalFiles = files;
   }

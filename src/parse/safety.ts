@@ -12,7 +12,8 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
  */
 export function decodeXml(bytes: Uint8Array): DecodeResult {
   if (bytes.length === 0) return fail(finding('xml-empty', { case: 'empty' }));
-  const b0 = bytes[0], b1 = bytes[1];
+  const b0 = bytes[0],
+    b1 = bytes[1];
   if ((b0 === 0xff && b1 === 0xfe) || (b0 === 0xfe && b1 === 0xff) || (bytes.length > 1 && (b0 === 0 || b1 === 0))) {
     return fail(finding('xml-encoding', { case: 'utf16' }));
   }
@@ -61,7 +62,7 @@ function findDoctype(text: string): number {
 }
 
 function firstInvalidUtf8(bytes: Uint8Array): number {
-  for (let lo = 0, hi = bytes.length; ; ) {
+  for (let lo = 0, hi = bytes.length; ;) {
     // Binary search on the shortest prefix that fails to decode.
     if (hi - lo <= 1) return lo;
     const mid = (lo + hi) >> 1;

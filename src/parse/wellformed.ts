@@ -38,8 +38,7 @@ export const DEFAULT_SHAPE_LIMITS: ShapeLimits = {
 };
 
 export type WellFormed =
-  | { ok: true; nodes: number }
-  | { ok: false; ruleId: 'xml-malformed' | 'xml-doctype' | 'xml-limit'; message: string; offset: number };
+  { ok: true; nodes: number } | { ok: false; ruleId: 'xml-malformed' | 'xml-doctype' | 'xml-limit'; message: string; offset: number };
 
 const START =
   '[:A-Z_a-z\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF\\u200C\\u200D\\u2070-\\u218F' +

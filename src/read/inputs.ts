@@ -39,7 +39,9 @@ export interface Discovery {
  */
 export async function discoverInputs(inputs: readonly string[], cwd: string): Promise<Discovery> {
   if (inputs.length === 0) {
-    throw new InputError('No inputs given', { hint: 'Name folders or files: po-node build data/ (or set "inputs" in po-node.config.json).' });
+    throw new InputError('No inputs given', {
+      hint: 'Name folders or files: po-node build data/ (or set "inputs" in po-node.config.json).',
+    });
   }
   const byAbs = new Map<string, InputFile>();
   const findings: Finding[] = [];
@@ -73,7 +75,9 @@ export async function discoverInputs(inputs: readonly string[], cwd: string): Pr
     }
     const pattern = toPosix(relative(cwd, abs));
     if (!isDynamicPattern(pattern)) {
-      throw new InputError(`Input not found: ${show(abs)}`, { hint: 'Check the path; folders, files and glob patterns (quoted) are accepted.' });
+      throw new InputError(`Input not found: ${show(abs)}`, {
+        hint: 'Check the path; folders, files and glob patterns (quoted) are accepted.',
+      });
     }
     const entries = await globby(pattern, {
       cwd,

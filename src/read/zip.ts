@@ -49,7 +49,10 @@ export class ZipEntryError extends Error {
  * archive's contents (two archives of 8 x 250 MB entries peaked at 4.5 GB when entries were unpacked here).
  * `limits.maxTotalSize` is a budget for all archives of the build together.
  */
-export async function expandZips(files: readonly InputFile[], limits: ZipLimits = DEFAULT_ZIP_LIMITS): Promise<{ files: InputFile[]; findings: Finding[] }> {
+export async function expandZips(
+  files: readonly InputFile[],
+  limits: ZipLimits = DEFAULT_ZIP_LIMITS,
+): Promise<{ files: InputFile[]; findings: Finding[] }> {
   const out: InputFile[] = [];
   const findings: Finding[] = [];
   const budget = { left: limits.maxTotalSize };

@@ -63,7 +63,9 @@ export function formatBuildSummary(r: BuildResult, c: Palette): string {
   const s = r.summary;
   const lines: string[] = [];
   const rejected = s.rejected ? c.red(`${s.rejected} rejected`) : '0 rejected';
-  lines.push(`${n(s.files, 'file')} read: ${n(s.datasets, 'dataset')}, ${c.bold(n(s.epds, 'EPD'))} listed, ${rejected}, ${s.skipped} skipped, ${s.superseded} superseded`);
+  lines.push(
+    `${n(s.files, 'file')} read: ${n(s.datasets, 'dataset')}, ${c.bold(n(s.epds, 'EPD'))} listed, ${rejected}, ${s.skipped} skipped, ${s.superseded} superseded`,
+  );
   lines.push(...referencesAndCounts(r.references, s, c));
   if (r.written) {
     const status = r.status === 'ok' ? c.green('ok') : r.status === 'degraded' ? c.yellow('degraded') : c.red(r.status);
@@ -74,7 +76,8 @@ export function formatBuildSummary(r: BuildResult, c: Palette): string {
       const blobs = k.fromBlobs ? `, ${n(k.fromBlobs, 'ZIP export')} from the cache` : '';
       lines.push(`Incremental: ${k.byStat + k.byContent} inputs unchanged (${k.byContent} recognised by content), ${k.read} read${blobs}`);
     }
-    if (r.deployDisplay) lines.push(`Host configs (${r.config.hosts.join(', ')}) written to ${c.bold(`${r.deployDisplay}/`)}; see docs/hosting.md`);
+    if (r.deployDisplay)
+      lines.push(`Host configs (${r.config.hosts.join(', ')}) written to ${c.bold(`${r.deployDisplay}/`)}; see docs/hosting.md`);
     if (r.health?.status === 'fail') for (const reason of r.health.reasons) lines.push(c.red(`  ${reason}`));
   } else {
     lines.push(c.red(`Site not written: --strict and ${s.errors} error(s); the previous site in ${r.outDisplay}/ is unchanged.`));
@@ -100,7 +103,9 @@ function referencesAndCounts(refs: ReferenceReport, s: { errors: number; warning
   const lines: string[] = [];
   if (refs.total) {
     const miss = refs.missing ? c.yellow(`${refs.missing} missing`) : '0 missing';
-    lines.push(`References of the EPDs: ${refs.resolved} of ${refs.total} resolved, ${miss}${refs.external ? `, ${refs.external} web links not checked` : ''} (docs/dependencies.md)`);
+    lines.push(
+      `References of the EPDs: ${refs.resolved} of ${refs.total} resolved, ${miss}${refs.external ? `, ${refs.external} web links not checked` : ''} (docs/dependencies.md)`,
+    );
   }
   lines.push(`${s.errors ? c.red(n(s.errors, 'error')) : '0 errors'}, ${s.warnings ? c.yellow(n(s.warnings, 'warning')) : '0 warnings'}`);
   return lines;

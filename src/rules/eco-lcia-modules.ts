@@ -24,7 +24,11 @@ export const ecoLciaModules: Rule<'eco-lcia-modules'> = {
       else if (!MODULES.includes(m)) bad.add(m);
     }
     if (bad.size) {
-      hits.push({ element: 'LCIAResults', xpath: `${XPATH}/@epd:module`, params: { case: 'unknown-modules', modules: [...bad], allowed: MODULES } });
+      hits.push({
+        element: 'LCIAResults',
+        xpath: `${XPATH}/@epd:module`,
+        params: { case: 'unknown-modules', modules: [...bad], allowed: MODULES },
+      });
     }
     return hits;
   },

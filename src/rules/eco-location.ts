@@ -8,12 +8,20 @@ export const ecoLocation: Rule<'eco-location'> = {
   id: 'eco-location',
   level: 4,
   severity: 'warning',
-  description: 'The location of operation/supply/production is given as an ILCD location code (ISO 3166 country such as DE, or a region such as RER, GLO).',
+  description:
+    'The location of operation/supply/production is given as an ILCD location code (ISO 3166 country such as DE, or a region such as RER, GLO).',
   source: 'DDR v2 draft B.11.1.1 (region, ISO 3166 / UN M49, required); ILCD ILCDLocations.xml; ECO Portal API search field "location"',
   check({ process }) {
     const loc = process.location;
     if (loc === undefined) return [{ element: 'geography', near: 'processInformation', xpath: XPATH, params: { case: 'missing' } }];
-    if (!CODE.test(loc)) return [{ element: 'locationOfOperationSupplyOrProduction', xpath: XPATH, params: { case: 'invalid', value: loc.length > 40 ? `${loc.slice(0, 37)}...` : loc } }];
+    if (!CODE.test(loc))
+      return [
+        {
+          element: 'locationOfOperationSupplyOrProduction',
+          xpath: XPATH,
+          params: { case: 'invalid', value: loc.length > 40 ? `${loc.slice(0, 37)}...` : loc },
+        },
+      ];
     return [];
   },
 };

@@ -13,7 +13,9 @@ export const ecoReferenceFlow: Rule<'eco-reference-flow'> = {
   source: 'DDR v2 draft B.9.2 (declared unit, required); product.md level 4 (reference to the declared unit); ilcd-epd-format.md §5',
   check({ root }) {
     const qref = at(root, [P, 'processInformation'], [P, 'quantitativeReference']);
-    const ids = childrenOf(qref, P, 'referenceToReferenceFlow').map((n) => n.text.trim()).filter(Boolean);
+    const ids = childrenOf(qref, P, 'referenceToReferenceFlow')
+      .map((n) => n.text.trim())
+      .filter(Boolean);
     if (ids.length === 0) {
       return [{ element: qref ? 'quantitativeReference' : 'processInformation', xpath: QREF, params: { case: 'missing' } }];
     }
@@ -33,7 +35,13 @@ export const ecoReferenceFlow: Rule<'eco-reference-flow'> = {
       }
       const amount = (child(ex, P, 'meanAmount') ?? child(ex, P, 'resultingAmount'))?.text.trim();
       if (!amount || Number.isNaN(Number(amount))) {
-        hits.push({ severity: 'warning' as const, element: 'exchange', nth: k, xpath: `${xp}/meanAmount`, params: { case: 'no-amount', id } });
+        hits.push({
+          severity: 'warning' as const,
+          element: 'exchange',
+          nth: k,
+          xpath: `${xp}/meanAmount`,
+          params: { case: 'no-amount', id },
+        });
       }
     }
     return hits;

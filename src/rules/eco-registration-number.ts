@@ -11,6 +11,12 @@ export const ecoRegistrationNumber: Rule<'eco-registration-number'> = {
   source: 'DDR v2 draft D.4.6 (registration number, required except generic/representative)',
   check({ process }) {
     if (process.registrationNumber !== undefined || (process.subType && EXEMPT.includes(process.subType))) return [];
-    return [{ element: 'publicationAndOwnership', xpath: '/processDataSet/administrativeInformation/publicationAndOwnership/common:registrationNumber', params: {} }];
+    return [
+      {
+        element: 'publicationAndOwnership',
+        xpath: '/processDataSet/administrativeInformation/publicationAndOwnership/common:registrationNumber',
+        params: {},
+      },
+    ];
   },
 };

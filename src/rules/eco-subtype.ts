@@ -12,7 +12,8 @@ export const ecoSubtype: Rule<'eco-subtype'> = {
   check({ process }) {
     const s = process.subType;
     if (s === undefined) return [{ element: 'LCIMethodAndAllocation', xpath: XPATH, params: { case: 'missing', allowed: SUBTYPES } }];
-    if (!SUBTYPES.includes(s)) return [{ severity: 'error', element: 'subType', xpath: XPATH, params: { case: 'invalid', value: s, allowed: SUBTYPES } }];
+    if (!SUBTYPES.includes(s))
+      return [{ severity: 'error', element: 'subType', xpath: XPATH, params: { case: 'invalid', value: s, allowed: SUBTYPES } }];
     return [];
   },
 };

@@ -12,7 +12,13 @@ export const ecoUuid: Rule<'eco-uuid'> = {
   check({ dataset, root }) {
     const raw = at(root, [NS.process, 'processInformation'], [NS.process, 'dataSetInformation'], [NS.common, 'UUID'])?.text.trim() ?? '';
     if (raw && raw !== raw.toLowerCase()) {
-      return [{ element: 'UUID', xpath: '/processDataSet/processInformation/dataSetInformation/common:UUID', params: { value: raw, uuid: dataset.uuid } }];
+      return [
+        {
+          element: 'UUID',
+          xpath: '/processDataSet/processInformation/dataSetInformation/common:UUID',
+          params: { value: raw, uuid: dataset.uuid },
+        },
+      ];
     }
     return [];
   },

@@ -46,7 +46,8 @@ export function runRules(ctx: RuleContext, rules: readonly Rule[] = RULES): Find
     }
     for (const h of hits) {
       // The element itself, else the nearest enclosing element the rule names (e.g. the parent of a missing field).
-      const pos = (h.element ? locateElement(ctx.text, h.element, h.nth ?? 0) : undefined) ?? (h.near ? locateElement(ctx.text, h.near) : undefined);
+      const pos =
+        (h.element ? locateElement(ctx.text, h.element, h.nth ?? 0) : undefined) ?? (h.near ? locateElement(ctx.text, h.near) : undefined);
       const at = pos ? { line: pos.line, col: pos.col } : {};
       out.push(findingOf(rule.id, h.params, { severity: h.severity ?? rule.severity, file: ctx.file, ...at, xpath: h.xpath }));
     }

@@ -17,7 +17,8 @@ export async function serveCommand(o: ServeOptions, log: (line: string) => void,
   const cwd = o.cwd ?? process.cwd();
   const site = o.site ? resolve(cwd, o.site) : loadConfig({ cwd, ...(o.config ? { config: o.config } : {}) }).out;
   const port = o.port === undefined ? 8080 : Number(o.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`--port "${o.port}" is not a port number`, { hint: 'Example: --port 8080' });
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ConfigError(`--port "${o.port}" is not a port number`, { hint: 'Example: --port 8080' });
   // Requests the site cannot answer (an unreadable file) are logged here; the server keeps serving.
   const srv = createSiteServer(site, { port, host: o.host ?? '127.0.0.1', log });
   let url: string;
@@ -25,7 +26,9 @@ export async function serveCommand(o: ServeOptions, log: (line: string) => void,
     ({ url } = await srv.listen());
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new ConfigError(`Cannot listen on ${o.host ?? '127.0.0.1'}:${port}: ${code ?? (e as Error).message}`, { hint: code === 'EADDRINUSE' ? 'Pick another --port.' : 'Check --host and --port.' });
+    throw new ConfigError(`Cannot listen on ${o.host ?? '127.0.0.1'}:${port}: ${code ?? (e as Error).message}`, {
+      hint: code === 'EADDRINUSE' ? 'Pick another --port.' : 'Check --host and --port.',
+    });
   }
   log(`Serving ${site} at ${url}/ (list: ${url}${LIST_URLS.default}, health: ${url}${HEALTH_URLS.default}). Ctrl+C stops.`);
   await stopped;

@@ -327,7 +327,12 @@ async function readIndex(root: string): Promise<ListIndex> {
 }
 
 function unescapeXml(s: string): string {
-  return s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+  return s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, '&');
 }
 
 function intParam(q: URLSearchParams, name: string, dflt: number, min: number): number {
@@ -364,7 +369,10 @@ function sendPage(
     const body = JSON.stringify({ startIndex, pageSize, totalCount: matches.length, data: page.map((e) => e.json) });
     return send(res, req, 200, LIST_JSON_TYPE, body);
   }
-  const head = list.index.xmlHead.replace(/serviceapi:totalSize="\d+" serviceapi:startIndex="\d+" serviceapi:pageSize="\d+"/, `serviceapi:totalSize="${matches.length}" serviceapi:startIndex="${startIndex}" serviceapi:pageSize="${pageSize}"`);
+  const head = list.index.xmlHead.replace(
+    /serviceapi:totalSize="\d+" serviceapi:startIndex="\d+" serviceapi:pageSize="\d+"/,
+    `serviceapi:totalSize="${matches.length}" serviceapi:startIndex="${startIndex}" serviceapi:pageSize="${pageSize}"`,
+  );
   send(res, req, 200, LIST_XML_TYPE, `${head}${page.map((e) => e.xml).join('')}</serviceapi:dataSetList>\n`);
 }
 
@@ -376,7 +384,12 @@ async function publishedVersion(root: string, rel: string): Promise<string | und
 
 /** Entity tags of an If-Match / If-None-Match list; `*` stands for any. */
 function tagList(h: string | undefined): string[] | undefined {
-  return h === undefined ? undefined : h.split(',').map((t) => t.trim()).filter(Boolean);
+  return h === undefined
+    ? undefined
+    : h
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean);
 }
 const weakEq = (a: string, b: string) => a.replace(/^W\//, '') === b.replace(/^W\//, '');
 const strongEq = (a: string, b: string) => !a.startsWith('W/') && a === b;
@@ -413,7 +426,10 @@ export function byteRange(h: string | undefined, size: number): { start: number;
   if (h === undefined) return undefined;
   const m = /^\s*bytes\s*=\s*(.*)$/i.exec(h);
   if (!m) return undefined;
-  const specs = m[1]!.split(',').map((s) => s.trim()).filter(Boolean);
+  const specs = m[1]!
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (specs.length !== 1) return undefined;
   const spec = specs[0]!;
   const suffix = /^-(\d+)$/.exec(spec);
@@ -476,8 +492,8 @@ async function sendFile(ctx: Ctx, rel: string, req: IncomingMessage, res: Server
     streaming = true;
     // A read error midway (EIO, a file truncated under us) ends this response only; pipeline closes the file.
     pipeline(fh.createReadStream({ start, end, autoClose: true }), res, (e) => {
-      if (!e || (e).code === 'ERR_STREAM_PREMATURE_CLOSE') return;
-      const code = (e).code ?? e.message;
+      if (!e || e.code === 'ERR_STREAM_PREMATURE_CLOSE') return;
+      const code = e.code ?? e.message;
       ctx.log(`serve: ${req.method} ${printable(req.url ?? '')}: ${code} while reading ${rel}; response cut`);
       res.destroy();
     });

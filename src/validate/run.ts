@@ -42,7 +42,9 @@ export function validateDocument(ctx: DocumentContext, opts: DocumentValidationO
   // Level 4 applies to EPDs only: plain ILCD processes and dependencies are served as they are.
   if ((opts.rules ?? true) && dataset.process?.typeOfDataSet === 'EPD') {
     const rules = opts.disabledRules?.length ? RULES.filter((r) => !opts.disabledRules!.includes(r.id)) : RULES;
-    findings.push(...runRules({ ...ctx, body: ctx.body ?? bodyFactsOf(ctx.root), process: dataset.process, now: opts.now ?? new Date() }, rules));
+    findings.push(
+      ...runRules({ ...ctx, body: ctx.body ?? bodyFactsOf(ctx.root), process: dataset.process, now: opts.now ?? new Date() }, rules),
+    );
   }
   return findings;
 }

@@ -136,7 +136,10 @@ async function runBatch(
 ): Promise<void> {
   const use = opts.engine ?? xsdEngine();
   if (use === 'native') {
-    const ms = batchTimeoutMs(batch.reduce((s, i) => s + items[i]!.text.length, 0), opts.timeoutSeconds);
+    const ms = batchTimeoutMs(
+      batch.reduce((s, i) => s + items[i]!.text.length, 0),
+      opts.timeoutSeconds,
+    );
     const raw = await runNative(schema, batch, items, ms).catch((e: unknown) => e);
     if (typeof raw === 'string') return collect(raw, schema, batch, items, out);
     if (raw instanceof XsdTimeout) {
@@ -269,14 +272,21 @@ function toFinding(it: XsdItem, text: string, line: number | undefined, schema: 
   // `Schemas validity error : Element '{ns}name': message`; parser errors and warnings are also passed on.
   const m = /^(Schemas validity|Schemas parser|parser) (error|warning) : (.*)$/.exec(text);
   if (!m) return undefined;
-  const msg = m[3]!.replace(/(##other)?\{([^}]*)\}/g, (_all, other: string | undefined, uri: string) => `${other ? `${other} ` : ''}${NS_PREFIX[uri] ?? `{${uri}}`}`);
+  const msg = m[3]!.replace(
+    /(##other)?\{([^}]*)\}/g,
+    (_all, other: string | undefined, uri: string) => `${other ? `${other} ` : ''}${NS_PREFIX[uri] ?? `{${uri}}`}`,
+  );
   const element = /^Element '(?:\{[^}]*\})?([\w.-]+)'/.exec(m[3]!)?.[1];
   const xpath = line ? xpathAtLine(it.text, line, element) : undefined;
-  return finding('xsd-invalid', { schema, detail: msg }, {
-    // Not well-formed is an error for every dataset: the index-only read leaves that check of the body to libxml2.
-    severity: m[1] === 'parser' && m[2] === 'error' ? 'error' : xsdSeverity(it.header),
-    file: it.file,
-    ...(line ? { line } : {}),
-    ...(xpath ? { xpath } : {}),
-  });
+  return finding(
+    'xsd-invalid',
+    { schema, detail: msg },
+    {
+      // Not well-formed is an error for every dataset: the index-only read leaves that check of the body to libxml2.
+      severity: m[1] === 'parser' && m[2] === 'error' ? 'error' : xsdSeverity(it.header),
+      file: it.file,
+      ...(line ? { line } : {}),
+      ...(xpath ? { xpath } : {}),
+    },
+  );
 }

@@ -31,7 +31,10 @@ test('incremental builds are byte-identical to clean builds: no change, change, 
   const first = await build({ inputs: [join(dir, 'data')], out: inc, cwd: dir, ...quiet });
   const cached = cacheFile(first.config);
   assert.ok(existsSync(cached), 'cache written to the cache folder');
-  assert.not.ok(readdirSync(inc).some((n) => n.includes('cache')), 'not into the site');
+  assert.not.ok(
+    readdirSync(inc).some((n) => n.includes('cache')),
+    'not into the site',
+  );
 
   // No change: outputs are the previous files (hard links: same inode), not rewritten.
   const ino = statSync(epdOut(e0)).ino;
@@ -72,7 +75,10 @@ test('incremental builds are byte-identical to clean builds: no change, change, 
   await compare(dir, inc, { baseUrl: 'https://epd.example.org/node' });
   assert.ok(readFileSync(join(inc, 'resource/processes/index.xml'), 'utf8').includes('https://epd.example.org/node'));
   const r = await compare(dir, inc, { baseUrl: 'https://epd.example.org/node', level: 2 });
-  assert.not.ok(r.findings.some((f) => f.ruleId.startsWith('eco-')), 'rules off: no cached rule findings');
+  assert.not.ok(
+    r.findings.some((f) => f.ruleId.startsWith('eco-')),
+    'rules off: no cached rule findings',
+  );
 });
 
 test('--clean ignores the cache: files are written anew', async () => {
@@ -138,7 +144,10 @@ test('fresh runner: a changed config or a file with the same size but other byte
   // Same size, other bytes: one letter of a name.
   const f0 = join(b, 'data', REAL_EPDS[0].file);
   const text = readFileSync(f0, 'utf8');
-  writeFileSync(f0, text.replace(/(<baseName[^>]*>)(.)/, (_m, t, ch) => `${t}${ch === 'X' ? 'Y' : 'X'}`));
+  writeFileSync(
+    f0,
+    text.replace(/(<baseName[^>]*>)(.)/, (_m, t, ch) => `${t}${ch === 'X' ? 'Y' : 'X'}`),
+  );
   assert.is(statSync(f0).size, Buffer.byteLength(text));
   const r = await build({ cwd: b, config: join(b, 'po-node.config.json'), ...quiet });
   assert.is(r.cache.read, 1);

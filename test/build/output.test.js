@@ -125,12 +125,27 @@ test('a base URL that is not one, as flag or in the config: one line, exit 2', (
   writeFileSync(cfg, JSON.stringify({ baseUrl: 'https://exa<mple.org', inputs: [EXAMPLE_DATA] }));
   oneLine(run(['build', '--config', cfg, '--out', out]), '"baseUrl" in ');
   assert.not.ok(existsSync(out));
-  const bad = ['https://exa<mple.org', 'https://ex ample.org', 'ftp://x.org', 'https://u:p@x.org', 'https://x.org/a"b', 'https://x.org/%zz'];
-  for (const baseUrl of bad) assert.throws(() => loadConfig({ baseUrl }), (e) => e instanceof ConfigError, baseUrl);
+  const bad = [
+    'https://exa<mple.org',
+    'https://ex ample.org',
+    'ftp://x.org',
+    'https://u:p@x.org',
+    'https://x.org/a"b',
+    'https://x.org/%zz',
+  ];
+  for (const baseUrl of bad)
+    assert.throws(
+      () => loadConfig({ baseUrl }),
+      (e) => e instanceof ConfigError,
+      baseUrl,
+    );
   for (const baseUrl of ['https://epd.example.org/node/', 'http://localhost:8080', 'https://[::1]:8443/po-node']) loadConfig({ baseUrl });
   // A non-ASCII host is refused with the spelling that works.
   const idn = /Did you mean https:\/\/xn--bcher-kva\.example\/node\?/;
-  assert.throws(() => loadConfig({ baseUrl: 'https://bücher.example/node' }), (e) => idn.test(e.hint));
+  assert.throws(
+    () => loadConfig({ baseUrl: 'https://bücher.example/node' }),
+    (e) => idn.test(e.hint),
+  );
 });
 
 /**

@@ -55,7 +55,10 @@ test('--no-zip-export: no ZIP exports, every other file the same', async () => {
   assert.not.ok(Object.keys(without).some((p) => p.endsWith('zipexport.zip')));
   // Health and the build marker count files, so they differ; every other file is identical.
   const differing = Object.keys(withZip).filter((p) => !p.endsWith('zipexport.zip') && without[p] !== withZip[p]);
-  assert.equal(differing.filter((p) => !/^(healthz|v1\/healthz|\.po-node\.json)/.test(p)), []);
+  assert.equal(
+    differing.filter((p) => !/^(healthz|v1\/healthz|\.po-node\.json)/.test(p)),
+    [],
+  );
 });
 
 test.run();

@@ -18,7 +18,13 @@ async function serveSite(out) {
 
 // Known gaps of the example exports (examples/PROVENANCE.md, ../shared/ilcd/PROVENANCE.md):
 // PDFs too large to copy or never shipped, and datasets the soda4LCA exports did not include.
-const MISSING_FILES = ['../external_docs/EPDITALY0029.pdf', '../external_docs/EPDITALY0091_.pdf', '../external_docs/PCR ICMQ-001-15_Rev 2.1_030619_en.pdf', '2-Schicht-Parkett_14798.pdf', 'Vollholzprodukte_14798.pdf'];
+const MISSING_FILES = [
+  '../external_docs/EPDITALY0029.pdf',
+  '../external_docs/EPDITALY0091_.pdf',
+  '../external_docs/PCR ICMQ-001-15_Rev 2.1_030619_en.pdf',
+  '2-Schicht-Parkett_14798.pdf',
+  'Vollholzprodukte_14798.pdf',
+];
 const MISSING_DATASETS = [
   'contact data set a29449fd-aa2f-4de8-b5d7-4b06b43c6fde',
   'contact data set d7fa0337-f279-430d-becf-7f3111a85010',
@@ -42,7 +48,9 @@ function refsOf(xml) {
     const type = /\btype=["']([^"']+)["']/.exec(m[1])?.[1];
     if (type) refs.push({ type: type.toLowerCase(), uuid: m[2].toLowerCase() });
   }
-  const files = [...xml.matchAll(/<(?:\w+:)?referenceToDigitalFile\s[^>]*\buri=(?:"([^"]*)"|'([^']*)')/g)].map((m) => (m[1] ?? m[2]).replace(/&amp;/g, '&'));
+  const files = [...xml.matchAll(/<(?:\w+:)?referenceToDigitalFile\s[^>]*\buri=(?:"([^"]*)"|'([^']*)')/g)].map((m) =>
+    (m[1] ?? m[2]).replace(/&amp;/g, '&'),
+  );
   return { refs, files };
 }
 
@@ -104,10 +112,18 @@ test('every reference of every example EPD resolves over HTTP except the known-m
       assert.is(zip.status, 200);
       const entries = unzipSync(zip.body);
       const names = Object.keys(entries);
-      for (const n of names) assert.match(n, /^ILCD\/(?:(?:processes|flows|flowproperties|unitgroups|contacts|sources|lciamethods)\/[0-9a-f-]{36}_\d\d\.\d\d(\.\d{3})?\.xml|external_docs\/[^/]+)$/);
+      for (const n of names)
+        assert.match(
+          n,
+          /^ILCD\/(?:(?:processes|flows|flowproperties|unitgroups|contacts|sources|lciamethods)\/[0-9a-f-]{36}_\d\d\.\d\d(\.\d{3})?\.xml|external_docs\/[^/]+)$/,
+        );
       assert.equal(names, [...names].sort(), 'entries sorted');
       assert.ok(Buffer.from(entries[`ILCD/processes/${epd.uuid}_${epd.version}.xml`]).equals(served.body));
-      for (const key of reached.keys()) assert.ok(names.some((n) => n.startsWith(`ILCD/${key}_`)), `${key} in the ZIP export of ${epd.uuid}`);
+      for (const key of reached.keys())
+        assert.ok(
+          names.some((n) => n.startsWith(`ILCD/${key}_`)),
+          `${key} in the ZIP export of ${epd.uuid}`,
+        );
     }
     assert.ok(followed > 300, `followed ${followed}`);
     // LCIA methods are never part of these exports; everything else missing is a known gap.
@@ -122,8 +138,16 @@ test('every reference of every example EPD resolves over HTTP except the known-m
       assert.is(f.severity, 'warning');
       assert.ok(f.file && f.xpath, 'file and xpath');
     }
-    for (const u of MISSING_FILES) assert.ok(reported.some((f) => f.message.includes(`"${u}"`)), u);
-    for (const m of missingDatasets) assert.ok(reported.some((f) => f.message.includes(m.split(' ').pop())), m);
+    for (const u of MISSING_FILES)
+      assert.ok(
+        reported.some((f) => f.message.includes(`"${u}"`)),
+        u,
+      );
+    for (const m of missingDatasets)
+      assert.ok(
+        reported.some((f) => f.message.includes(m.split(' ').pop())),
+        m,
+      );
     const h = JSON.parse(readFileSync(join(out, 'healthz/index.json'), 'utf8'));
     assert.is(h.references.missing, reported.length);
     assert.is(h.references.resolved + h.references.missing, h.references.total);
@@ -143,7 +167,9 @@ test('EPD PDF, source documents with spaces, and declared units in the JSON list
     assert.is(await head('/resource/processes/ee8863aa-7276-4896-b07a-713937a3134d/epd?version=00.00.018'), 200);
     // EPD Italy 0091's original-EPD PDF was not shipped: no PDF rather than a PCR in its place.
     assert.is(await head('/resource/processes/a6ef2d29-49bd-4aaf-ac19-1e3975e4fa51/epd'), 404);
-    const res = await fetch(`${host.url}/resource/sources/c36cdafa-45ef-40ed-bccf-ee5184b21c3e/${encodeURIComponent('PCR ICMQ-001-15_Rev  3_021219.pdf')}`);
+    const res = await fetch(
+      `${host.url}/resource/sources/c36cdafa-45ef-40ed-bccf-ee5184b21c3e/${encodeURIComponent('PCR ICMQ-001-15_Rev  3_021219.pdf')}`,
+    );
     assert.is(res.status, 200);
     const want = readFileSync(join(EXAMPLE_DATA, 'epditaly_without_a1a2a3/ILCD/external_docs/PCR ICMQ-001-15_Rev  3_021219.pdf'));
     assert.ok(Buffer.from(await res.arrayBuffer()).equals(want));
@@ -153,7 +179,9 @@ test('EPD PDF, source documents with spaces, and declared units in the JSON list
     assert.equal(validateWithSchema('processes-list', list), []);
     assert.equal(validateWithSchema('health', JSON.parse(readFileSync(join(out, 'healthz/index.json'), 'utf8'))), []);
     const ibu = list.data.find((d) => d.uuid === '2eb43850-0ab2-4068-afe5-218d69a096f8');
-    assert.equal(ibu.referenceFlows, [{ name: '2-Schicht-Parkett', unit: 'qm', meanValue: 1, uuid: 'f4334466-81e7-f904-3112-4ddf3739391c' }]);
+    assert.equal(ibu.referenceFlows, [
+      { name: '2-Schicht-Parkett', unit: 'qm', meanValue: 1, uuid: 'f4334466-81e7-f904-3112-4ddf3739391c' },
+    ]);
   } finally {
     await host.close();
   }

@@ -38,7 +38,10 @@ function failsWith(report, expected) {
   for (const [id, pattern] of Object.entries(expected)) {
     const it = item(report, id);
     assert.is(it.ok, false, `${id} should fail`);
-    assert.ok(it.evidence.some((e) => pattern.test(e)), `${id} evidence ${JSON.stringify(it.evidence)} should match ${pattern}`);
+    assert.ok(
+      it.evidence.some((e) => pattern.test(e)),
+      `${id} evidence ${JSON.stringify(it.evidence)} should match ${pattern}`,
+    );
   }
 }
 
@@ -58,7 +61,10 @@ check('the example node over HTTP is ready: every item passes, report is schema-
   assert.equal(r.epds, { listed: 5, retrieved: 5, valid: 5 });
   assert.equal(r.pathSets, ['default', 'v1']);
   // Static hosts cannot page: the note says so (ilcdlib reads the list twice).
-  assert.ok(r.notes.some((n) => /\/resource\/processes: the host ignores paging/.test(n)), r.notes.join('\n'));
+  assert.ok(
+    r.notes.some((n) => /\/resource\/processes: the host ignores paging/.test(n)),
+    r.notes.join('\n'),
+  );
   // Every EPD fetched at both dataset paths, an unknown UUID asked once per path set.
   for (const e of REAL_EPDS) {
     assert.ok(front.stats.paths.includes(`/resource/processes/${e.uuid}`));
@@ -117,7 +123,10 @@ check('an EPD that breaks the ILCD+EPD schema -> epds-valid fails with the libxm
     breakSite: (out) => {
       const p = join(out, 'resource/processes', EPD.uuid);
       // Well-formed, right UUID and version, but an element the schema does not allow at this position.
-      writeFileSync(p, readFileSync(p, 'utf8').replace('<common:dataSetVersion>', '<common:bogusElement>x</common:bogusElement><common:dataSetVersion>'));
+      writeFileSync(
+        p,
+        readFileSync(p, 'utf8').replace('<common:dataSetVersion>', '<common:bogusElement>x</common:bogusElement><common:dataSetVersion>'),
+      );
     },
   });
   const r = await runCheck(front.url, FAST);
@@ -132,7 +141,13 @@ check('an EPD whose version differs from the list entry -> list fails', async ()
   const { front } = await node({
     breakSite: (out) => {
       const p = join(out, 'v1/epds', EPD.uuid);
-      writeFileSync(p, readFileSync(p, 'utf8').replace(`<common:dataSetVersion>${EPD.version}</common:dataSetVersion>`, '<common:dataSetVersion>09.09.999</common:dataSetVersion>'));
+      writeFileSync(
+        p,
+        readFileSync(p, 'utf8').replace(
+          `<common:dataSetVersion>${EPD.version}</common:dataSetVersion>`,
+          '<common:dataSetVersion>09.09.999</common:dataSetVersion>',
+        ),
+      );
     },
   });
   const r = await runCheck(front.url, FAST);
@@ -156,14 +171,19 @@ check('health claiming more EPDs than served -> health fails', async () => {
 });
 
 check('a wrong content type on the XML list -> content-types fails, naming the URL and the type', async () => {
-  const { front } = await node({ hook: (url) => (url.pathname === '/resource/processes' && !url.searchParams.has('format') ? { headers: { 'content-type': 'text/html' } } : undefined) });
+  const { front } = await node({
+    hook: (url) =>
+      url.pathname === '/resource/processes' && !url.searchParams.has('format') ? { headers: { 'content-type': 'text/html' } } : undefined,
+  });
   const r = await runCheck(front.url, FAST);
   failsWith(r, { 'content-types': /\/resource\/processes\?startIndex=0&pageSize=500 answered Content-Type "text\/html"/ });
   for (const id of ['endpoints', 'list', 'epds-valid', 'health', 'cors', 'base-url']) assert.ok(item(r, id).ok, id);
 });
 
 check('a missing CORS header -> cors fails', async () => {
-  const { front } = await node({ hook: (url) => (url.pathname.startsWith('/v1/epds/') ? { headers: { 'access-control-allow-origin': '' } } : undefined) });
+  const { front } = await node({
+    hook: (url) => (url.pathname.startsWith('/v1/epds/') ? { headers: { 'access-control-allow-origin': '' } } : undefined),
+  });
   const r = await runCheck(front.url, FAST);
   failsWith(r, { cors: /5 of \d+ answers lack Access-Control-Allow-Origin/ });
 });
@@ -171,7 +191,11 @@ check('a missing CORS header -> cors fails', async () => {
 check('a server answering 500 -> endpoints fails with HTTP 500, retried a bounded number of times', async () => {
   const { front } = await node({ hook: () => ({ status: 500, body: 'boom' }) });
   const r = await runCheck(front.url, FAST);
-  failsWith(r, { endpoints: /\/nodeinfo: HTTP 500 after 2 attempts/, health: /\/healthz could not be read/, 'epds-valid': /no list could be read/ });
+  failsWith(r, {
+    endpoints: /\/nodeinfo: HTTP 500 after 2 attempts/,
+    health: /\/healthz could not be read/,
+    'epds-valid': /no list could be read/,
+  });
   // 2 nodeinfo + 2 health + 3 lists + 2 unknown-UUID probes, each tried twice: nothing more.
   assert.ok(front.stats.requests <= 18, `${front.stats.requests} requests`);
 });
@@ -203,7 +227,10 @@ check('a host that pages: all pages are read until the total (pageSize 2)', asyn
       const size = Number(url.searchParams.get('pageSize') ?? 500);
       const entries = xml.match(/<process:process [\s\S]*?<\/process:process>\n/g);
       const page = entries.slice(start, start + size);
-      const head = xml.slice(0, xml.indexOf('<process:process ')).replace('serviceapi:startIndex="0"', `serviceapi:startIndex="${start}"`).replace(/serviceapi:pageSize="\d+"/, `serviceapi:pageSize="${size}"`);
+      const head = xml
+        .slice(0, xml.indexOf('<process:process '))
+        .replace('serviceapi:startIndex="0"', `serviceapi:startIndex="${start}"`)
+        .replace(/serviceapi:pageSize="\d+"/, `serviceapi:pageSize="${size}"`);
       return { body: `${head}${page.join('')}</serviceapi:dataSetList>\n` };
     },
   });

@@ -5,7 +5,10 @@ import { CHECKLIST, judgeOrder } from '../../dist/check/checklist.js';
 import { CHECK_ITEMS } from '../../dist/index.js';
 
 test('every reported item has one checklist entry, in print order, reading at least one source', () => {
-  assert.equal(CHECKLIST.map((i) => i.id), Object.keys(CHECK_ITEMS));
+  assert.equal(
+    CHECKLIST.map((i) => i.id),
+    Object.keys(CHECK_ITEMS),
+  );
   for (const i of CHECKLIST) assert.ok(i.reads.length > 0, i.id);
 });
 

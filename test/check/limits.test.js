@@ -45,7 +45,10 @@ function bodyCapReported(report, encoded) {
   assert.match(cut.message, encoded ? /over the 64 MB cap \(--max-body-mb, counted after gzip decoding\)/ : /over the 64 MB cap/);
   const endpoints = report.items.find((i) => i.id === 'endpoints');
   const line = /\/resource\/processes\?startIndex=0&pageSize=500: body over the 64 MB cap/;
-  assert.ok(endpoints.evidence.some((e) => line.test(e)), endpoints.evidence.join('\n'));
+  assert.ok(
+    endpoints.evidence.some((e) => line.test(e)),
+    endpoints.evidence.join('\n'),
+  );
 }
 
 t('a 300 MB list body without Content-Length: aborted at the 64 MB cap, peak RSS bounded', async () => {
@@ -121,7 +124,10 @@ t('a list claiming 10 million EPDs with endless pages: stops at --max-entries, s
   assert.ok(Date.now() - t0 < 30_000);
   assert.equal(validateWithSchema('check-report', r), []);
   assert.is(r.ready, false);
-  assert.equal(r.truncated.map((x) => [x.limit, x.value, x.where]), [['max-entries', 250, '/v1/epds?format=json']]);
+  assert.equal(
+    r.truncated.map((x) => [x.limit, x.value, x.where]),
+    [['max-entries', 250, '/v1/epds?format=json']],
+  );
   const list = r.items.find((i) => i.id === 'list');
   const line = '/v1/epds?format=json: stopped at --max-entries 250 (the node reports 10000000); the rest was not read or checked';
   assert.ok(list.evidence.includes(`${line} (raise --max-entries to check it all)`), list.evidence.join('\n'));
@@ -137,10 +143,16 @@ t('a list that hands out one entry per page without end: stops at --max-pages', 
     res.end();
   });
   const r = await bounded(runCheck(s.url, { ...QUICK, maxPages: 20 }), 30_000);
-  assert.equal(r.truncated.map((x) => x.limit), ['max-pages']);
+  assert.equal(
+    r.truncated.map((x) => x.limit),
+    ['max-pages'],
+  );
   const list = r.items.find((i) => i.id === 'list');
   const line = '/v1/epds?format=json: stopped after --max-pages 20 pages (20 entries read, the node reports 10000000)';
-  assert.ok(list.evidence.some((e) => e.startsWith(line)), list.evidence.join('\n'));
+  assert.ok(
+    list.evidence.some((e) => e.startsWith(line)),
+    list.evidence.join('\n'),
+  );
   assert.is(r.epds.listed, 20);
 });
 
@@ -173,7 +185,12 @@ t('CLI: the limit flags reach the check (text report names the cap); out-of-rang
   const code = await bounded(main(['node', 'po-node', 'check', s.url, '--paths', 'v1', '--retries', '0', ...flags], io), 30_000);
   assert.is(code, 1, io.err());
   assert.match(io.out(), 'Limits reached (the check did not see everything):\n  - /v1/epds?format=json: stopped at --max-entries 30');
-  for (const bad of [['--max-entries', '0'], ['--max-pages', '0'], ['--max-body-mb', '0'], ['--max-duration', '99999']]) {
+  for (const bad of [
+    ['--max-entries', '0'],
+    ['--max-pages', '0'],
+    ['--max-body-mb', '0'],
+    ['--max-duration', '99999'],
+  ]) {
     const e = fakeIo();
     assert.is(await main(['node', 'po-node', 'check', s.url, ...bad], e), 2, bad.join(' '));
     assert.match(e.err(), `${bad[0]} `);

@@ -25,7 +25,9 @@ export async function startFront(hook = () => undefined) {
     // Forward as a static host does: the query string is ignored except format (the hosts' rewrite rule),
     // so these tests do not depend on whether the folder server pages.
     const format = url.searchParams.get('format');
-    const upstream = await fetch(backend.url + url.pathname + (format ? `?format=${format}` : ''), { headers: { origin: req.headers.origin ?? '' } });
+    const upstream = await fetch(backend.url + url.pathname + (format ? `?format=${format}` : ''), {
+      headers: { origin: req.headers.origin ?? '' },
+    });
     const headers = {};
     upstream.headers.forEach((v, k) => (headers[k] = v));
     let body = Buffer.from(await upstream.arrayBuffer());

@@ -8,7 +8,11 @@ import { validateWithSchema } from '../../dist/index.js';
 import { BIN, cleanup, EXAMPLE_CONFIG, ROOT, tmp } from '../helpers/index.js';
 
 function run(args, opts = {}) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: opts.cwd ?? ROOT, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', SOURCE_DATE_EPOCH: '1767323045', ...opts.env } });
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    cwd: opts.cwd ?? ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', SOURCE_DATE_EPOCH: '1767323045', ...opts.env },
+  });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -19,7 +23,18 @@ test('--help teaches: commands, examples, exit codes', () => {
   assert.match(top.out, 'Examples:');
   const b = run(['build', '--help']);
   assert.is(b.code, 0);
-  for (const s of ['--out', '--base-url', '--strict', '--config', '--clean', '--json', 'Exit codes', 'SOURCE_DATE_EPOCH', 'resource/processes/index.xml']) assert.match(b.out, s);
+  for (const s of [
+    '--out',
+    '--base-url',
+    '--strict',
+    '--config',
+    '--clean',
+    '--json',
+    'Exit codes',
+    'SOURCE_DATE_EPOCH',
+    'resource/processes/index.xml',
+  ])
+    assert.match(b.out, s);
 });
 
 /** Module files a CLI run loads (test/helpers/module-log.js): project ones under dist/, and packages. */
@@ -41,7 +56,10 @@ test('--version and --help load almost nothing: each command loads its code when
   for (const args of [['--version'], ['--help'], ['build', '--help'], ['check', '--help']]) {
     const m = loadedModules(args);
     assert.ok(m.dist.length < 20, `${args.join(' ')} loaded ${m.dist.length} project modules:\n${m.dist.join('\n')}`);
-    assert.ok(m.packages.every((u) => u.includes('/node_modules/commander/')), `${args.join(' ')} loaded packages:\n${m.packages.join('\n')}`);
+    assert.ok(
+      m.packages.every((u) => u.includes('/node_modules/commander/')),
+      `${args.join(' ')} loaded packages:\n${m.packages.join('\n')}`,
+    );
   }
 });
 

@@ -94,7 +94,11 @@ test('formatGithub: one annotation per rule, then per message, each kind capped,
   const out = formatGithub(many).split('\n').filter(Boolean);
   const errors = out.filter((l) => l.startsWith('::error '));
   assert.is(errors.length, 10);
-  for (const rule of ['xsd-invalid', 'eco-subtype', 'process-name']) assert.ok(errors.some((l) => l.includes(`title=${rule}::`)), rule);
+  for (const rule of ['xsd-invalid', 'eco-subtype', 'process-name'])
+    assert.ok(
+      errors.some((l) => l.includes(`title=${rule}::`)),
+      rule,
+    );
   const notices = out.filter((l) => l.startsWith('::notice '));
   assert.is(notices.length, 10);
   assert.match(notices.at(-1), '::notice title=po-node::Annotated 10 of 26 errors, 9 of 12 notes');

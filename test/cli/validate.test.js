@@ -80,7 +80,10 @@ test('levels: --no-rules, --no-xsd and --level 2 switch checks off', async () =>
   const l2 = await run(['validate', dir, '--json', '--level', '2']);
   assert.is(l2.code, 0);
   // Level 2 alone: no XSD or ECO rule findings (references and configuration are reported as by build).
-  assert.equal(JSON.parse(l2.out).findings.filter((f) => f.ruleId === 'xsd-invalid' || f.ruleId.startsWith('eco-')), []);
+  assert.equal(
+    JSON.parse(l2.out).findings.filter((f) => f.ruleId === 'xsd-invalid' || f.ruleId.startsWith('eco-')),
+    [],
+  );
 });
 
 test('config "validation" settings are honoured and flags override them', async () => {
@@ -131,7 +134,10 @@ test('validate is build without the write: the same findings on each sample expo
     for (const input of [join(EXAMPLE_DATA, name), join(zips, `${name}.zip`)]) {
       const { v, b } = await bothReports([input]);
       assert.ok(b.summary.datasets > 10, `${input}: ${b.summary.datasets} datasets`);
-      assert.ok(v.findings.some((f) => f.ruleId === 'reference-missing'), `${input}: the reference check ran`);
+      assert.ok(
+        v.findings.some((f) => f.ruleId === 'reference-missing'),
+        `${input}: the reference check ran`,
+      );
       assert.equal(v.findings, b.findings, input);
       assert.equal(v.summary, b.summary, input);
     }

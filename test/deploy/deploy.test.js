@@ -78,14 +78,20 @@ U('plan: phases in reader-safe order, unchanged files skipped by MD5, deletions 
     ['robots.txt', { rel: 'robots.txt', key: 'p/robots.txt', size: 3, etag: '"x"' }],
   ]);
   const plan = planDeploy(local, md5, remote, { keyOf: (r) => `p/${r}`, cacheControl: 'c' });
-  assert.equal(plan.uploads.map((u) => [u.key, u.phase, u.reason]), [
-    [`p/resource/processes/${CHANGED}`, 'datasets', 'new'],
-    [`p/v1/epds/${CHANGED}`, 'datasets', 'changed'],
-    ['p/resource/processes/index.xml', 'lists', 'new'],
-    ['p/healthz/index.json', 'health', 'new'],
-  ]);
+  assert.equal(
+    plan.uploads.map((u) => [u.key, u.phase, u.reason]),
+    [
+      [`p/resource/processes/${CHANGED}`, 'datasets', 'new'],
+      [`p/v1/epds/${CHANGED}`, 'datasets', 'changed'],
+      ['p/resource/processes/index.xml', 'lists', 'new'],
+      ['p/healthz/index.json', 'health', 'new'],
+    ],
+  );
   assert.is(plan.unchanged, 1);
-  assert.equal(plan.deletions.map((d) => d.key), [`p/v1/epds/${REMOVED}`]);
+  assert.equal(
+    plan.deletions.map((d) => d.key),
+    [`p/v1/epds/${REMOVED}`],
+  );
   assert.is(plan.kept, 2, 'objects outside the site folders are never deleted');
   assert.is(planDeploy(local, md5, remote, { keyOf: (r) => r, cacheControl: 'c', force: true }).uploads.length, 5);
 });
@@ -119,8 +125,9 @@ U('CLI: --help teaches; a bad --to is a usage error (exit 2, one line and a hint
   assert.match(bad.stderr, /^po-node: --to "epd-node" is not an S3 URL\nhint: /);
   // A module hook that reports every @aws-sdk module resolved.
   const dir = tmp();
-  const hook = "export async function resolve(s, c, next) {\n  const r = await next(s, c);\n"
-    + "  if (r.url.includes('@aws-sdk')) process.stderr.write(`SDK ${r.url}\\n`);\n  return r;\n}\n";
+  const hook =
+    'export async function resolve(s, c, next) {\n  const r = await next(s, c);\n' +
+    "  if (r.url.includes('@aws-sdk')) process.stderr.write(`SDK ${r.url}\\n`);\n  return r;\n}\n";
   writeFileSync(join(dir, 'hook.mjs'), hook);
   const hookUrl = JSON.stringify(pathToFileURL(join(dir, 'hook.mjs')).href);
   writeFileSync(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister(${hookUrl});\n`);
@@ -182,7 +189,11 @@ D('first deploy: every API object with its Content-Type and Cache-Control, hidde
   assert.is(r.deletions.length, 0);
   const phases = r.uploads.map((u) => u.phase);
   const order = ['datasets', 'lists', 'health'];
-  assert.equal(phases, [...phases].sort((a, b) => order.indexOf(a) - order.indexOf(b)), 'uploaded phase by phase');
+  assert.equal(
+    phases,
+    [...phases].sort((a, b) => order.indexOf(a) - order.indexOf(b)),
+    'uploaded phase by phase',
+  );
   const expect = {
     [`resource/processes/${CHANGED}`]: XML,
     [`v1/epds/${CHANGED}`]: XML,
@@ -252,8 +263,14 @@ D('one EPD removed, one changed: only those objects change (both path sets); inv
   ctx.proxy.log.length = 0;
   const r = await deploy(opts(ctx.site2, { distributionId: 'E2EXAMPLE' }));
   assert.ok(r.ok);
-  const put = ctx.proxy.writes().filter((w) => w.startsWith('PUT ')).map((w) => w.slice('PUT /site/node/'.length));
-  const del = ctx.proxy.writes().filter((w) => w.startsWith('DELETE ')).map((w) => w.slice('DELETE /site/node/'.length));
+  const put = ctx.proxy
+    .writes()
+    .filter((w) => w.startsWith('PUT '))
+    .map((w) => w.slice('PUT /site/node/'.length));
+  const del = ctx.proxy
+    .writes()
+    .filter((w) => w.startsWith('DELETE '))
+    .map((w) => w.slice('DELETE /site/node/'.length));
   const datasetPuts = put.filter((k) => /^(resource\/processes|v1\/epds)\/[0-9a-f-]{36}$/.test(k)).sort();
   assert.equal(datasetPuts, [`resource/processes/${CHANGED}`, `v1/epds/${CHANGED}`]);
   assert.ok(!put.some((k) => /^resource\/(?!processes)[a-z]+\/[0-9a-f-]{36}$/.test(k)), 'no dependency dataset rewritten');
@@ -268,7 +285,10 @@ D('one EPD removed, one changed: only those objects change (both path sets); inv
   // Writes in order: every dataset before the first list, health after the lists, deletions last.
   const w = ctx.proxy.writes();
   const firstList = w.findIndex((l) => l.includes('/index.'));
-  assert.ok(w.slice(firstList).every((l) => !/\/[0-9a-f-]{36}$/.test(l) || l.startsWith('DELETE')), 'datasets before lists');
+  assert.ok(
+    w.slice(firstList).every((l) => !/\/[0-9a-f-]{36}$/.test(l) || l.startsWith('DELETE')),
+    'datasets before lists',
+  );
   assert.ok(w.findIndex((l) => l.startsWith('DELETE')) > w.findLastIndex((l) => l.includes('healthz')), 'deletions after health');
   // One CloudFront request: the changed and deleted objects' URLs, lists in both forms.
   assert.is(ctx.cf.calls.length, 1);

@@ -19,7 +19,10 @@ test('ZIP exports are deterministic: same bytes whatever the build time', async 
 
 test('a digital file with a non-ASCII name inside a ZIP input is served under its source', async () => {
   const srcPath = join(EXAMPLE_DATA, 'ibu_with_dependencies/ILCD/sources/f80e7199-ba68-4fc0-8f99-9c2add485611_00.01.000.xml');
-  const xml = readFileSync(srcPath, 'utf8').replace("uri='2-Schicht-Parkett_14798.pdf'", "uri='../external_docs/Pr%C3%BCfbericht%20%C3%A4.pdf'");
+  const xml = readFileSync(srcPath, 'utf8').replace(
+    "uri='2-Schicht-Parkett_14798.pdf'",
+    "uri='../external_docs/Pr%C3%BCfbericht%20%C3%A4.pdf'",
+  );
   assert.ok(xml.includes('Pr%C3%BCfbericht'), 'fixture edit applied');
   const doc = Buffer.from('%PDF-1.4 test document\n');
   const dir = tmp();
@@ -46,14 +49,19 @@ test('a digital file with a non-ASCII name inside a ZIP input is served under it
     r.findings.filter((f) => f.ruleId === 'document-unreferenced').map((f) => [f.file, f.entry, f.severity]),
     [['export.zip', 'ILCD/external_docs/unused.png', 'info']],
   );
-  assert.not.ok(r.findings.some((f) => f.ruleId === 'reference-missing' && f.message.includes('Pr')), 'resolved');
+  assert.not.ok(
+    r.findings.some((f) => f.ruleId === 'reference-missing' && f.message.includes('Pr')),
+    'resolved',
+  );
 });
 
 test('list documents exist for every other dataset type, one entry per published dataset', async () => {
   const { out, result } = await buildExample();
   const counts = { flows: 0, flowproperties: 0, unitgroups: 0, contacts: 0, sources: 0 };
   for (const folder of Object.keys(counts)) {
-    const uuids = readdirSync(join(out, 'resource', folder)).filter((n) => /^[0-9a-f-]{36}$/.test(n)).sort();
+    const uuids = readdirSync(join(out, 'resource', folder))
+      .filter((n) => /^[0-9a-f-]{36}$/.test(n))
+      .sort();
     const xml = readFileSync(join(out, 'resource', folder, 'index.xml'), 'utf8');
     const listed = [...xml.matchAll(/<serviceapi:uuid>([^<]+)</g)].map((m) => m[1]).sort();
     assert.equal(listed, uuids, folder);
@@ -63,7 +71,10 @@ test('list documents exist for every other dataset type, one entry per published
     assert.is(json.totalCount, uuids.length);
     counts[folder] = uuids.length;
   }
-  assert.is(counts.flows + counts.flowproperties + counts.unitgroups + counts.contacts + counts.sources, result.summary.datasets - result.catalog.byType.process.length);
+  assert.is(
+    counts.flows + counts.flowproperties + counts.unitgroups + counts.contacts + counts.sources,
+    result.summary.datasets - result.catalog.byType.process.length,
+  );
   assert.not.ok(existsSync(join(out, 'resource/lciamethods')), 'no empty list for a type without datasets');
 });
 

@@ -55,7 +55,10 @@ site('XML list: soda4LCA dataSetList, element by element', () => {
   assert.is(root.attrs[`{${S}}pageSize`], '5');
   const entries = childrenOf(root, P, 'process');
   assert.is(entries.length, 5);
-  assert.equal(entries.map((e) => child(e, S, 'uuid').text), REAL_EPDS.map((e) => e.uuid).sort());
+  assert.equal(
+    entries.map((e) => child(e, S, 'uuid').text),
+    REAL_EPDS.map((e) => e.uuid).sort(),
+  );
   for (const e of entries) {
     const uuid = child(e, S, 'uuid').text;
     const epd = REAL_EPDS.find((x) => x.uuid === uuid);
@@ -69,7 +72,11 @@ site('XML list: soda4LCA dataSetList, element by element', () => {
     assert.equal(names, expected);
     const cls = childrenOf(e, S, 'classification').map((c) => ({
       system: c.attrs.name,
-      classes: childrenOf(c, S, 'class').map((k) => ({ level: Number(k.attrs.level), ...(k.attrs.classId ? { classId: k.attrs.classId } : {}), name: k.text })),
+      classes: childrenOf(c, S, 'class').map((k) => ({
+        level: Number(k.attrs.level),
+        ...(k.attrs.classId ? { classId: k.attrs.classId } : {}),
+        name: k.text,
+      })),
     }));
     assert.equal(cls, epd.classifications);
     assert.is(child(e, P, 'type').text, 'EPD');
@@ -77,14 +84,33 @@ site('XML list: soda4LCA dataSetList, element by element', () => {
     const time = child(e, P, 'time');
     assert.is(child(time, P, 'referenceYear').text, epd.referenceYear);
     assert.is(child(time, P, 'validUntil').text, epd.validUntil);
-    assert.equal(childrenOf(e, P, 'complianceSystem').map((c) => child(c, S, 'reference').attrs.refObjectId), epd.compliance);
+    assert.equal(
+      childrenOf(e, P, 'complianceSystem').map((c) => child(c, S, 'reference').attrs.refObjectId),
+      epd.compliance,
+    );
     assert.is(child(e, P, 'ownership').attrs.refObjectId, epd.owner.uuid);
     assert.is(child(child(e, S, 'other'), EPD, 'subType').text, epd.subType);
     // ServiceAPI sequence order (uuid, permanentUri, dataSetVersion, name, classification, type, location, time, ...).
     const order = e.children.map((c) => c.name);
-    const seq = ['uuid', 'permanentUri', 'dataSetVersion', 'name', 'classification', 'type', 'location', 'time', 'complianceSystem', 'accessInformation', 'ownership', 'other'];
+    const seq = [
+      'uuid',
+      'permanentUri',
+      'dataSetVersion',
+      'name',
+      'classification',
+      'type',
+      'location',
+      'time',
+      'complianceSystem',
+      'accessInformation',
+      'ownership',
+      'other',
+    ];
     const positions = order.map((n) => seq.indexOf(n));
-    assert.ok(positions.every((p, i) => p >= 0 && (i === 0 || p >= positions[i - 1])), `order ${order.join(',')}`);
+    assert.ok(
+      positions.every((p, i) => p >= 0 && (i === 0 || p >= positions[i - 1])),
+      `order ${order.join(',')}`,
+    );
   }
 });
 
@@ -97,7 +123,28 @@ site('JSON list: valid against the published schema, keys in soda4LCA order, val
   assert.is(doc.pageSize, 5);
   assert.ok(!raw.includes('\n'), 'compact like Gson');
   const ibu = doc.data.find((d) => d.uuid === REAL_EPDS[0].uuid);
-  assert.equal(Object.keys(ibu), ['languages', 'name', 'uuid', 'version', 'geo', 'classific', 'classificId', 'classificSystem', 'type', 'referenceFlows', 'refYear', 'validUntil', 'compliance', 'owner', 'subType', 'regNo', 'regAuthority', 'nodeid', 'uri', 'dsType']);
+  assert.equal(Object.keys(ibu), [
+    'languages',
+    'name',
+    'uuid',
+    'version',
+    'geo',
+    'classific',
+    'classificId',
+    'classificSystem',
+    'type',
+    'referenceFlows',
+    'refYear',
+    'validUntil',
+    'compliance',
+    'owner',
+    'subType',
+    'regNo',
+    'regAuthority',
+    'nodeid',
+    'uri',
+    'dsType',
+  ]);
   assert.equal(ibu.regAuthority, { uuid: 'd111dbec-b024-4be5-86c5-752d6eb2cf95', name: 'Institut Bauen und Umwelt e. V.' });
   assert.equal(ibu.languages, ['en', 'de']);
   assert.is(ibu.name, '2-layer parquet');
@@ -108,7 +155,11 @@ site('JSON list: valid against the published schema, keys in soda4LCA order, val
   assert.is(ibu.validUntil, 2027);
   assert.is(ibu.owner, 'Hamberger Flooring GmbH & Co. KG');
   assert.is(ibu.regNo, 'EPD-HAM-20220202-ICD1-DE');
-  assert.equal(ibu.compliance[0], { name: 'DIN EN 15804+A2', uri: '../sources/c0016b33-8cf7-415c-ac6e-deba0d21440d.xml', uuid: 'c0016b33-8cf7-415c-ac6e-deba0d21440d' });
+  assert.equal(ibu.compliance[0], {
+    name: 'DIN EN 15804+A2',
+    uri: '../sources/c0016b33-8cf7-415c-ac6e-deba0d21440d.xml',
+    uuid: 'c0016b33-8cf7-415c-ac6e-deba0d21440d',
+  });
   const environdec = doc.data.find((d) => d.uuid === REAL_EPDS[1].uuid);
   assert.not.ok('geo' in environdec, 'no location in the XML, so no geo key');
   assert.not.ok('regNo' in environdec);
@@ -156,7 +207,10 @@ site('nodeinfo is the soda4LCA NodeInfo document, identical at both paths', () =
   const C = 'http://www.ilcd-network.org/ILCD/ServiceAPI/Contact';
   assert.is(doc.root.ns, NI);
   assert.is(doc.root.name, 'nodeInfo');
-  assert.equal(doc.root.children.map((c) => c.name), ['nodeID', 'name', 'operator', 'description', 'baseURL', 'administrativeContact']);
+  assert.equal(
+    doc.root.children.map((c) => c.name),
+    ['nodeID', 'name', 'operator', 'description', 'baseURL', 'administrativeContact'],
+  );
   assert.is(child(doc.root, NI, 'nodeID').text, 'PO_NODE_EXAMPLE');
   assert.is(child(doc.root, NI, 'baseURL').text, `${BASE}/resource`);
   assert.is(child(child(doc.root, NI, 'administrativeContact'), C, 'email').text, 'po-node@example.org');
@@ -171,7 +225,12 @@ site('health: schema-valid, counts match the site, identical at both paths', () 
   assert.is(h.epds.listed, 5);
   // Valid until 2025 for four of them; the build year is 2026.
   assert.is(h.epds.expired, 4);
-  assert.equal(h.epds.expiredUuids, REAL_EPDS.filter((e) => e.validUntil < '2026').map((e) => e.uuid).sort());
+  assert.equal(
+    h.epds.expiredUuids,
+    REAL_EPDS.filter((e) => e.validUntil < '2026')
+      .map((e) => e.uuid)
+      .sort(),
+  );
   assert.is(h.datasets.processes, 5);
   assert.is(h.inputs.rejected, 0);
   assert.ok(h.checks.length >= 5 && h.checks.every((c) => c.ok));

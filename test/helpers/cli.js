@@ -7,7 +7,14 @@ import { main } from '../../dist/cli.js';
  */
 export function captureStream(isTTY = false) {
   /** @type {any} */
-  const s = { isTTY, text: '', write(c) { s.text += String(c); return true; } };
+  const s = {
+    isTTY,
+    text: '',
+    write(c) {
+      s.text += String(c);
+      return true;
+    },
+  };
   return s;
 }
 

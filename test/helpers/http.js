@@ -76,7 +76,11 @@ export async function startProcess(bin, args, port, logFile) {
 }
 
 /** A test document with spaces and non-ASCII characters in its name, put below a published source of the example. */
-export const ODD_DOC = { source: 'c36cdafa-45ef-40ed-bccf-ee5184b21c3e', name: 'Prüfbericht Ä  (2020) ½ 50% #1+2.pdf', bytes: Buffer.from('%PDF-1.4\n% po-node test document\n') };
+export const ODD_DOC = {
+  source: 'c36cdafa-45ef-40ed-bccf-ee5184b21c3e',
+  name: 'Prüfbericht Ä  (2020) ½ 50% #1+2.pdf',
+  bytes: Buffer.from('%PDF-1.4\n% po-node test document\n'),
+};
 
 export const UNKNOWN_UUID = '00000000-0000-4000-8000-000000000000';
 
@@ -87,7 +91,10 @@ export const UNKNOWN_UUID = '00000000-0000-4000-8000-000000000000';
 /** The Content-Type a host must give a document below a dataset URL: by extension, any case. */
 export function documentType(name) {
   const ext = /\.([A-Za-z0-9]+)$/.exec(name)?.[1]?.toLowerCase();
-  return { pdf: 'application/pdf', png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', zip: 'application/zip' }[ext] ?? 'application/octet-stream';
+  return (
+    { pdf: 'application/pdf', png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', zip: 'application/zip' }[ext] ??
+    'application/octet-stream'
+  );
 }
 
 /** Does a Content-Type header fit an expected kind ('xml', 'json' or a full MIME type)? */
@@ -105,8 +112,22 @@ export function apiExpectations(out) {
   const v1 = file('v1/epds/index.json');
   const e = [];
   const add = (url, kind, body, status = 200, method = 'GET') => e.push({ url, kind, body, status, method });
-  for (const u of ['/resource/processes', '/resource/processes/', '/resource/processes?format=xml', '/resource/processes?format=XML', '/resource/processes?pageSize=1000&startIndex=0', '/resource/processes/?format=xml']) add(u, 'xml', xmlList);
-  for (const u of ['/resource/processes?format=json', '/resource/processes?format=JSON', '/resource/processes/?format=Json', '/resource/processes?search=true&format=json']) add(u, 'json', jsonList);
+  for (const u of [
+    '/resource/processes',
+    '/resource/processes/',
+    '/resource/processes?format=xml',
+    '/resource/processes?format=XML',
+    '/resource/processes?pageSize=1000&startIndex=0',
+    '/resource/processes/?format=xml',
+  ])
+    add(u, 'xml', xmlList);
+  for (const u of [
+    '/resource/processes?format=json',
+    '/resource/processes?format=JSON',
+    '/resource/processes/?format=Json',
+    '/resource/processes?search=true&format=json',
+  ])
+    add(u, 'json', jsonList);
   for (const u of ['/nodeinfo', '/nodeinfo/', '/resource/nodeinfo', '/resource/nodeinfo/']) add(u, 'xml', nodeinfo);
   for (const u of ['/healthz', '/healthz/', '/v1/healthz', '/v1/healthz/']) add(u, 'json', health);
   for (const u of ['/v1/epds', '/v1/epds/']) add(u, 'json', v1);
@@ -118,7 +139,8 @@ export function apiExpectations(out) {
   for (const folder of ['flows', 'flowproperties', 'unitgroups', 'contacts', 'sources', 'lciamethods']) {
     const dir = join(out, 'resource', folder);
     if (!existsSync(dir)) continue;
-    for (const u of readdirSync(dir).filter((n) => /^[0-9a-f-]{36}$/.test(n))) add(`/resource/${folder}/${u}`, 'xml', file(`resource/${folder}/${u}`));
+    for (const u of readdirSync(dir).filter((n) => /^[0-9a-f-]{36}$/.test(n)))
+      add(`/resource/${folder}/${u}`, 'xml', file(`resource/${folder}/${u}`));
   }
   // The lists of the other types, like the process list.
   for (const folder of ['flows', 'flowproperties', 'unitgroups', 'contacts', 'sources', 'lciamethods']) {
@@ -135,7 +157,11 @@ export function apiExpectations(out) {
     const has = (n) => existsSync(join(procs, d, n));
     if (has('zipexport.zip')) {
       add(`/resource/processes/${uuid}/zipexport`, 'application/zip', file(`resource/processes/${d}/zipexport.zip`));
-      add(`/resource/processes/${uuid}/zipexport?format=zip&version=00.00.000`, 'application/zip', file(`resource/processes/${d}/zipexport.zip`));
+      add(
+        `/resource/processes/${uuid}/zipexport?format=zip&version=00.00.000`,
+        'application/zip',
+        file(`resource/processes/${d}/zipexport.zip`),
+      );
     }
     if (has('epd.pdf')) {
       add(`/resource/processes/${uuid}/epd`, 'application/pdf', file(`resource/processes/${d}/epd.pdf`));
@@ -147,7 +173,8 @@ export function apiExpectations(out) {
   }
   const srcs = join(out, 'resource/sources');
   for (const d of existsSync(srcs) ? readdirSync(srcs).filter((n) => n.endsWith('_files')) : []) {
-    for (const name of readdirSync(join(srcs, d))) add(`/resource/sources/${d.slice(0, 36)}/${encodeURIComponent(name)}`, documentType(name), file(`resource/sources/${d}/${name}`));
+    for (const name of readdirSync(join(srcs, d)))
+      add(`/resource/sources/${d.slice(0, 36)}/${encodeURIComponent(name)}`, documentType(name), file(`resource/sources/${d}/${name}`));
     add(`/resource/sources/${d.slice(0, 36)}/no-such-file.pdf`, null, null, 404);
   }
   add(`/resource/processes/${UNKNOWN_UUID}/zipexport`, null, null, 404);
@@ -172,9 +199,12 @@ export async function checkApi(port, expectations) {
     if (x.status !== 200) continue;
     if (!typeMatches(x.kind, ct)) problems.push(`${url}: Content-Type "${ct}", expected ${x.kind}`);
     if (x.body && !r.body.equals(x.body)) problems.push(`${url}: body differs (${r.body.length} bytes, expected ${x.body.length})`);
-    if (x.kind === 'application/zip' && !r.body.subarray(0, 4).equals(Buffer.from('PK\x03\x04', 'latin1'))) problems.push(`${url}: not a ZIP (starts ${r.body.subarray(0, 4).toString('hex')})`);
-    if (method === 'HEAD' && (r.body.length !== 0 || !(Number(r.headers['content-length']) > 0))) problems.push(`${url}: HEAD body ${r.body.length} bytes, Content-Length ${r.headers['content-length']}`);
-    if (r.headers['access-control-allow-origin'] !== '*') problems.push(`${url}: Access-Control-Allow-Origin "${r.headers['access-control-allow-origin']}"`);
+    if (x.kind === 'application/zip' && !r.body.subarray(0, 4).equals(Buffer.from('PK\x03\x04', 'latin1')))
+      problems.push(`${url}: not a ZIP (starts ${r.body.subarray(0, 4).toString('hex')})`);
+    if (method === 'HEAD' && (r.body.length !== 0 || !(Number(r.headers['content-length']) > 0)))
+      problems.push(`${url}: HEAD body ${r.body.length} bytes, Content-Length ${r.headers['content-length']}`);
+    if (r.headers['access-control-allow-origin'] !== '*')
+      problems.push(`${url}: Access-Control-Allow-Origin "${r.headers['access-control-allow-origin']}"`);
   }
   return problems;
 }

@@ -108,10 +108,27 @@ export const REAL_EPDS = [
     file: 'ibu_with_dependencies/ILCD/processes/2eb43850-0ab2-4068-afe5-218d69a096f8_00.01.000.xml',
     uuid: '2eb43850-0ab2-4068-afe5-218d69a096f8',
     version: '00.01.000',
-    names: [{ lang: 'de', value: '2-Schicht-Parkett' }, { lang: 'en', value: '2-layer parquet' }],
+    names: [
+      { lang: 'de', value: '2-Schicht-Parkett' },
+      { lang: 'en', value: '2-layer parquet' },
+    ],
     classifications: [
-      { system: 'OEKOBAU.DAT', classes: [{ level: 0, classId: '3', name: 'Holz' }, { level: 1, classId: '3.3', name: 'Holzböden' }, { level: 2, classId: '3.3.02', name: 'Parkett' }] },
-      { system: 'IBUCategories', classes: [{ level: 0, name: '02 Bauprodukte' }, { level: 1, name: 'Produkte aus Bauholz' }, { level: 2, name: 'Vollholzprodukte' }] },
+      {
+        system: 'OEKOBAU.DAT',
+        classes: [
+          { level: 0, classId: '3', name: 'Holz' },
+          { level: 1, classId: '3.3', name: 'Holzböden' },
+          { level: 2, classId: '3.3.02', name: 'Parkett' },
+        ],
+      },
+      {
+        system: 'IBUCategories',
+        classes: [
+          { level: 0, name: '02 Bauprodukte' },
+          { level: 1, name: 'Produkte aus Bauholz' },
+          { level: 2, name: 'Vollholzprodukte' },
+        ],
+      },
     ],
     location: 'RER',
     referenceYear: '2022',
@@ -129,7 +146,15 @@ export const REAL_EPDS = [
     uuid: 'daa1778e-be8f-4d2f-b1b3-c32ca2f0e90d',
     version: '01.00.001',
     names: [{ lang: 'en', value: '12.5 mm Plasterboard Knauf A-ZERO' }],
-    classifications: [{ system: 'The International EPD System', classes: [{ level: 0, classId: '2', name: 'Construction products' }, { level: 1, classId: '2.3', name: 'Boards' }] }],
+    classifications: [
+      {
+        system: 'The International EPD System',
+        classes: [
+          { level: 0, classId: '2', name: 'Construction products' },
+          { level: 1, classId: '2.3', name: 'Boards' },
+        ],
+      },
+    ],
     location: undefined,
     referenceYear: '2020',
     validUntil: '2025',
@@ -171,7 +196,15 @@ export const REAL_EPDS = [
     uuid: 'a6ef2d29-49bd-4aaf-ac19-1e3975e4fa51',
     version: '00.00.039',
     names: [{ lang: 'en', value: 'ACCIAI LAMINATI A CALDO VERGELLA' }],
-    classifications: [{ system: 'CPC 2.1', classes: [{ level: 0, classId: '4', name: 'Metal products, machinery and equipment' }, { level: 1, classId: '41', name: 'Basic metals' }] }],
+    classifications: [
+      {
+        system: 'CPC 2.1',
+        classes: [
+          { level: 0, classId: '4', name: 'Metal products, machinery and equipment' },
+          { level: 1, classId: '41', name: 'Basic metals' },
+        ],
+      },
+    ],
     location: 'IT',
     referenceYear: '2020',
     validUntil: '2025',

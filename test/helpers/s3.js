@@ -75,8 +75,10 @@ export async function startFakeCloudFront() {
       calls.push({ distributionId: m[1], paths, reference: /<CallerReference>([^<]*)</.exec(body)?.[1] });
       res.writeHead(201, { 'Content-Type': 'text/xml', Location: `https://cloudfront.amazonaws.com${req.url}/${id}` });
       const batch = /<InvalidationBatch[\s\S]*<\/InvalidationBatch>/.exec(body)?.[0] ?? '';
-      res.end('<?xml version="1.0"?><Invalidation xmlns="http://cloudfront.amazonaws.com/doc/2020-05-31/">'
-        + `<Id>${id}</Id><Status>InProgress</Status><CreateTime>2026-01-01T00:00:00Z</CreateTime>${batch}</Invalidation>`);
+      res.end(
+        '<?xml version="1.0"?><Invalidation xmlns="http://cloudfront.amazonaws.com/doc/2020-05-31/">' +
+          `<Id>${id}</Id><Status>InProgress</Status><CreateTime>2026-01-01T00:00:00Z</CreateTime>${batch}</Invalidation>`,
+      );
     });
   });
   const port = await freePort();

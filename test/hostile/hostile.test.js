@@ -1,7 +1,20 @@
 // Issue 4: every hostile or broken input next to a good EPD. For each case: the build does not crash, a finding
 // names the file and the reason, the good EPD is still published, and nothing is written outside --out.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, closeSync, cpSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, symlinkSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -90,7 +103,10 @@ test('UUIDs with path characters (../, /, %2f) are rejected and never used as pa
 
 test('file name UUID differs from content: input-uuid-mismatch, published under the content UUID', async () => {
   const { result, out } = await runCase('filename-mismatch');
-  assert.match(finding(result, 'input-uuid-mismatch', '33333333-3333-4333-8333-333333333333_01.00.000.xml').message, '22222222-2222-4222-8222-222222222222');
+  assert.match(
+    finding(result, 'input-uuid-mismatch', '33333333-3333-4333-8333-333333333333_01.00.000.xml').message,
+    '22222222-2222-4222-8222-222222222222',
+  );
   assert.ok(existsSync(join(out, 'resource', 'processes', '22222222-2222-4222-8222-222222222222')));
 });
 
@@ -131,12 +147,16 @@ test('empty (white space) and 0-byte files: xml-empty', async () => {
 });
 
 test('file over the size limit (sparse 200 MB, --max-file-size 100): input-too-large, never read', async () => {
-  const { result } = await runCase(null, (input) => {
-    const p = join(input, 'huge.xml');
-    const fd = openSync(p, 'w');
-    writeSync(fd, '<a>', 200 * 1024 * 1024 - 4); // sparse: only the last block is allocated
-    closeSync(fd);
-  }, { maxFileSizeMB: 100 });
+  const { result } = await runCase(
+    null,
+    (input) => {
+      const p = join(input, 'huge.xml');
+      const fd = openSync(p, 'w');
+      writeSync(fd, '<a>', 200 * 1024 * 1024 - 4); // sparse: only the last block is allocated
+      closeSync(fd);
+    },
+    { maxFileSizeMB: 100 },
+  );
   const f = finding(result, 'input-too-large', 'huge.xml');
   assert.match(f.message, '200.0 MB, over the 100.0 MB limit');
 });

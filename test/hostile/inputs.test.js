@@ -43,7 +43,10 @@ test('a 10 MB attribute: rejected (xml-limit) in bounded memory at every level; 
     const r = await runCli(['build', dir, '--out', join(dir, '..', `site${level}`), '--level', level, '--json']);
     assert.ok(r.rssMB < 300, `level ${level}: peak RSS ${r.rssMB.toFixed(0)} MB`);
     const report = JSON.parse(r.out);
-    assert.equal(errorsOf(report).map(([rule, file]) => [rule, file.split('/').pop()]), [['xml-limit', 'big.xml']]);
+    assert.equal(
+      errorsOf(report).map(([rule, file]) => [rule, file.split('/').pop()]),
+      [['xml-limit', 'big.xml']],
+    );
     assert.match(report.findings.find((f) => f.ruleId === 'xml-limit').message, 'limits.maxTokenKB');
     assert.is(report.summary.epds, 1);
   }
@@ -54,14 +57,20 @@ test('a 10 MB name (text node): rejected in bounded memory', async () => {
   const r = await runCli(['build', dir, '--out', join(dir, '..', 'site'), '--level', '1', '--json']);
   assert.ok(r.rssMB < 300, `peak RSS ${r.rssMB.toFixed(0)} MB`);
   const report = JSON.parse(r.out);
-  assert.equal(errorsOf(report).map(([rule, file]) => [rule, file.split('/').pop()]), [['xml-limit', 'name.xml']]);
+  assert.equal(
+    errorsOf(report).map(([rule, file]) => [rule, file.split('/').pop()]),
+    [['xml-limit', 'name.xml']],
+  );
 });
 
 test('a long value within the token limit still cannot bloat the index: index-too-large', async () => {
   const dir = tmp();
   writeFileSync(join(dir, 'po-node.config.json'), JSON.stringify({ limits: { maxIndexKB: 64 } }));
   writeFileSync(join(dir, 'good.xml'), goodXml);
-  writeFileSync(join(dir, 'name.xml'), variant((x) => x.replace(NAME_EN, `${NAME_EN}${xs(100 * 1024)}`)));
+  writeFileSync(
+    join(dir, 'name.xml'),
+    variant((x) => x.replace(NAME_EN, `${NAME_EN}${xs(100 * 1024)}`)),
+  );
   const r = await build({ inputs: ['.'], out: join(tmp(), 'site'), now: NOW, cwd: dir, config: join(dir, 'po-node.config.json') });
   assert.equal(errorsOf(r), [['index-too-large', 'name.xml']]);
   assert.is(r.summary.epds, 1);
@@ -74,7 +83,10 @@ test('one element with a million attributes: rejected at once (xml-limit), never
   const r = await runCli(['build', dir, '--out', join(dir, '..', 'site'), '--json'], { killMs: 120_000 });
   assert.is(r.signal, null, 'finished');
   const report = JSON.parse(r.out);
-  assert.equal(errorsOf(report).map(([rule, file]) => [rule, file.split('/').pop()]), [['xml-limit', 'many.xml']]);
+  assert.equal(
+    errorsOf(report).map(([rule, file]) => [rule, file.split('/').pop()]),
+    [['xml-limit', 'many.xml']],
+  );
   assert.match(report.findings.find((f) => f.ruleId === 'xml-limit').message, 'more than 256 attributes');
   assert.is(report.summary.epds, 1);
   assert.ok(r.ms < 60_000, `${r.ms} ms`);
@@ -89,13 +101,19 @@ test('an XSD batch over its time limit is split until the slow file is alone; th
   const dir = tmp();
   for (const e of REAL_EPDS) copyFileSync(join(EXAMPLE_DATA, e.file), join(dir, `${e.uuid}.xml`));
   const attrs = Array.from({ length: 100_000 }, (_, i) => `a${i}="1"`).join(' ');
-  writeFileSync(join(dir, 'slow.xml'), variant((x) => x.replace(CLASS, `<common:class level="0" classId="3" ${attrs}>`)));
+  writeFileSync(
+    join(dir, 'slow.xml'),
+    variant((x) => x.replace(CLASS, `<common:class level="0" classId="3" ${attrs}>`)),
+  );
   const config = join(dir, 'po-node.config.json');
   writeFileSync(config, JSON.stringify({ limits: { maxAttributes: 1_000_000, maxTokenKB: 4096, xsdTimeoutSeconds: 4 } }));
   const started = Date.now();
   const r = await build({ inputs: ['.'], out: join(tmp(), 'site'), now: NOW, cwd: dir, config, threads: 1 });
   const slow = r.findings.filter((f) => f.file === 'slow.xml' && f.severity === 'error');
-  assert.equal(slow.map((f) => f.ruleId), ['xsd-timeout']);
+  assert.equal(
+    slow.map((f) => f.ruleId),
+    ['xsd-timeout'],
+  );
   assert.match(slow[0].message, /did not finish within \d+ s/);
   // The good EPDs went through the schema in the same batches and are published; one known XSD fault stays reported.
   assert.is(r.summary.epds, REAL_EPDS.length);
@@ -121,7 +139,11 @@ test('--level 1: other faults in the scanned body are rejected too (bare &, stra
     'open.xml': variant((x) => x.replace('<exchanges>', '<exchanges><x>')),
   });
   const r = await build({ inputs: [dir], out: join(dir, '..', 'site'), now: NOW, cwd: dir, level: 1 });
-  assert.equal(errorsOf(r).sort(), [['xml-malformed', 'amp.xml'], ['xml-malformed', 'lt.xml'], ['xml-malformed', 'open.xml']]);
+  assert.equal(errorsOf(r).sort(), [
+    ['xml-malformed', 'amp.xml'],
+    ['xml-malformed', 'lt.xml'],
+    ['xml-malformed', 'open.xml'],
+  ]);
   assert.is(r.summary.epds, 1);
 });
 

@@ -43,7 +43,12 @@ S3('the CloudFront Function maps every API URL and format onto a file with the r
   for (const x of apiExpectations(out)) {
     const { path, query } = splitUrl(x.url);
     const querystring = Object.fromEntries(Object.entries(query).map(([k, v]) => [k, { value: v }]));
-    const req = handler({ version: '1.0', context: { eventType: 'viewer-request' }, viewer: { ip: '127.0.0.1' }, request: { method: 'GET', uri: path, querystring, headers: {}, cookies: {} } });
+    const req = handler({
+      version: '1.0',
+      context: { eventType: 'viewer-request' },
+      viewer: { ip: '127.0.0.1' },
+      request: { method: 'GET', uri: path, querystring, headers: {}, cookies: {} },
+    });
     const body = s3Object(out, req.uri);
     if (x.status === 404) {
       if (body) problems.push(`${x.url}: expected no object, got ${req.uri}`);
@@ -54,10 +59,14 @@ S3('the CloudFront Function maps every API URL and format onto a file with the r
     else if (s3Type(req.uri) !== x.kind) problems.push(`${x.url} -> ${req.uri}: uploaded as ${s3Type(req.uri)}`);
   }
   assert.equal(problems, []);
-  const sample = handler({ request: { uri: '/resource/processes/', querystring: { format: { value: 'Json' }, startIndex: { value: '0' } } } });
+  const sample = handler({
+    request: { uri: '/resource/processes/', querystring: { format: { value: 'Json' }, startIndex: { value: '0' } } },
+  });
   assert.is(sample.uri, '/resource/processes/index.json');
   assert.equal(sample.querystring.startIndex, { value: '0' }, 'other parameters are kept');
-  const zip = handler({ request: { uri: '/resource/processes/ee8863aa-7276-4896-b07a-713937a3134d/zipexport', querystring: { format: { value: 'zip' } } } });
+  const zip = handler({
+    request: { uri: '/resource/processes/ee8863aa-7276-4896-b07a-713937a3134d/zipexport', querystring: { format: { value: 'zip' } } },
+  });
   assert.is(zip.uri, '/resource/processes/ee8863aa-7276-4896-b07a-713937a3134d_files/zipexport.zip');
   const doc = handler({ request: { uri: '/resource/sources/c36cdafa-45ef-40ed-bccf-ee5184b21c3e/Pr%C3%BCf%20x.pdf', querystring: {} } });
   assert.is(doc.uri, '/resource/sources/c36cdafa-45ef-40ed-bccf-ee5184b21c3e_files/Pr%C3%BCf%20x.pdf', 'kept percent-encoded for S3');
@@ -116,7 +125,13 @@ function parseHeaders(text) {
   return { rules, problems };
 }
 
-const matchPath = (pattern, path) => new RegExp(`^${pattern.replace(/[.]/g, '\\.').replace(/\*/g, '.*').replace(/:[a-z]+/g, '[^/]+')}$`).test(path);
+const matchPath = (pattern, path) =>
+  new RegExp(
+    `^${pattern
+      .replace(/[.]/g, '\\.')
+      .replace(/\*/g, '.*')
+      .replace(/:[a-z]+/g, '[^/]+')}$`,
+  ).test(path);
 
 /** Replay: first matching rule wins, else the file at the path; headers from every rule matching the URL or the file. */
 function replay(out, redirects, headers, url) {
@@ -126,7 +141,9 @@ function replay(out, redirects, headers, url) {
   const body = s3Object(out, file);
   const h = {};
   for (const r of headers) if (matchPath(r.path, path) || matchPath(r.path, file)) Object.assign(h, r.headers);
-  const type = h['content-type'] ?? (file.endsWith('.json') ? 'application/json' : file.endsWith('.xml') ? 'application/xml' : documentType(decodeURIComponent(file)));
+  const type =
+    h['content-type'] ??
+    (file.endsWith('.json') ? 'application/json' : file.endsWith('.xml') ? 'application/xml' : documentType(decodeURIComponent(file)));
   return { body, type, cors: h['access-control-allow-origin'] };
 }
 
@@ -176,4 +193,3 @@ Gh('unknown or clashing host names are refused with a hint', async () => {
 
 Gh.after(cleanup);
 Gh.run();
-

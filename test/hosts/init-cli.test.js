@@ -66,7 +66,8 @@ I('build --host writes tree files into the site and server configs into <out>-de
   const r = run(['build', EXAMPLE_DATA, '--out', 'site', '--host', 'apache,nginx,github-pages', '-q'], dir);
   assert.is(r.status, 0, r.stderr);
   assert.match(r.stderr, /Host configs \(apache, nginx, github-pages\) written to site-deploy\//);
-  for (const f of ['site/.htaccess', 'site/.nojekyll', 'site-deploy/nginx/po-node.conf', 'site-deploy/apache/po-node.conf']) assert.ok(existsSync(join(dir, f)), f);
+  for (const f of ['site/.htaccess', 'site/.nojekyll', 'site-deploy/nginx/po-node.conf', 'site-deploy/apache/po-node.conf'])
+    assert.ok(existsSync(join(dir, f)), f);
   const conf = readFileSync(join(dir, 'site-deploy/nginx/po-node.conf'), 'utf8');
   assert.ok(conf.includes(`root "${join(dir, 'site')}";`), 'root defaults to the built folder');
   assert.not.match(conf, /\{\{/);
@@ -83,12 +84,25 @@ C('"deploy" settings reach the emitted configs; unsafe site paths are refused', 
   assert.throws(() => configPath('/srv/a"b', 'an nginx config'), /cannot be written into an nginx config/);
   assert.is(configPath('/srv/po node/site', 'x'), '/srv/po node/site');
   const dir = tmp();
-  writeFileSync(join(dir, 'c.json'), JSON.stringify({ inputs: [EXAMPLE_DATA], hosts: ['nginx', 'apache'], deploy: { siteRoot: '/srv/po-node/site', serverName: 'epd.example.org', listen: 8081 } }));
+  writeFileSync(
+    join(dir, 'c.json'),
+    JSON.stringify({
+      inputs: [EXAMPLE_DATA],
+      hosts: ['nginx', 'apache'],
+      deploy: { siteRoot: '/srv/po-node/site', serverName: 'epd.example.org', listen: 8081 },
+    }),
+  );
   const cfg = loadConfig({ cwd: dir, config: 'c.json' });
   assert.equal(cfg.deploy, { out: join(dir, 'site-deploy'), siteRoot: '/srv/po-node/site', serverName: 'epd.example.org', listen: '8081' });
   assert.is(run(['build', '--config', 'c.json', '-q'], dir).status, 0);
-  assert.match(readFileSync(join(dir, 'site-deploy/nginx/po-node.conf'), 'utf8'), /listen 8081;\n\s+server_name epd\.example\.org;\n\s+root "\/srv\/po-node\/site";/);
-  assert.match(readFileSync(join(dir, 'site-deploy/apache/po-node.conf'), 'utf8'), /<VirtualHost \*:8081>\n\s+ServerName epd\.example\.org\n\s+DocumentRoot "\/srv\/po-node\/site"/);
+  assert.match(
+    readFileSync(join(dir, 'site-deploy/nginx/po-node.conf'), 'utf8'),
+    /listen 8081;\n\s+server_name epd\.example\.org;\n\s+root "\/srv\/po-node\/site";/,
+  );
+  assert.match(
+    readFileSync(join(dir, 'site-deploy/apache/po-node.conf'), 'utf8'),
+    /<VirtualHost \*:8081>\n\s+ServerName epd\.example\.org\n\s+DocumentRoot "\/srv\/po-node\/site"/,
+  );
   writeFileSync(join(dir, 'bad.json'), JSON.stringify({ hosts: ['iis'] }));
   assert.throws(() => loadConfig({ cwd: dir, config: 'bad.json' }), /invalid/);
 });

@@ -15,7 +15,10 @@ test('the site is measured as the Pages artifact holds it: hard links count once
   const m = measureSite(out);
   const files = walkFiles(out);
   assert.is(m.files, files.length);
-  assert.is(m.bytes, files.reduce((s, f) => s + statSync(f).size, 0));
+  assert.is(
+    m.bytes,
+    files.reduce((s, f) => s + statSync(f).size, 0),
+  );
   // The /v1 copy of an EPD is a hard link to the /resource one: both are counted.
   const uuid = REAL_EPDS[0].uuid;
   assert.is(statSync(join(out, 'v1/epds', uuid)).ino, statSync(join(out, 'resource/processes', uuid)).ino);
@@ -66,8 +69,15 @@ test('host limits without ZIP exports name the remedy as a sentence; the numbers
   const [gh] = hostLimitFindings(m, ['github-pages']);
   assert.not.match(gh.message, /--no-zip-export/);
   assert.match(gh.message, /may be refused\. Publish to S3 \+ CloudFront \(no site size limit\)\. \(limits: /);
-  assert.equal(gh.params, { case: 'site-bytes', host: 'GitHub Pages', source: HOST_LIMITS['github-pages'].source, bytes: 1.5e9,
-    limit: 1e9, zipExports: 0, zipExportBytes: 0 });
+  assert.equal(gh.params, {
+    case: 'site-bytes',
+    host: 'GitHub Pages',
+    source: HOST_LIMITS['github-pages'].source,
+    bytes: 1.5e9,
+    limit: 1e9,
+    zipExports: 0,
+    zipExportBytes: 0,
+  });
   const [cf] = hostLimitFindings(m, ['cloudflare-pages']);
   assert.match(cf.message, /the upload will fail\. Use a paid plan or S3 \+ CloudFront\. \(limits: /);
 });

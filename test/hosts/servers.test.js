@@ -28,7 +28,12 @@ async function setup() {
   const port = await freePort();
   const cfg = JSON.parse(readFileSync(EXAMPLE_CONFIG, 'utf8'));
   delete cfg.$schema;
-  Object.assign(cfg, { inputs: [EXAMPLE_DATA], out: join(dir, 'site'), hosts: ['nginx', 'apache', 'github-pages'], deploy: { listen: `127.0.0.1:${port}`, serverName: 'localhost' } });
+  Object.assign(cfg, {
+    inputs: [EXAMPLE_DATA],
+    out: join(dir, 'site'),
+    hosts: ['nginx', 'apache', 'github-pages'],
+    deploy: { listen: `127.0.0.1:${port}`, serverName: 'localhost' },
+  });
   writeFileSync(join(dir, 'po-node.config.json'), JSON.stringify(cfg));
   // A strict umask, as on hardened runners: the site must still be readable by the unprivileged workers.
   const umask = process.umask(0o077);
@@ -60,26 +65,33 @@ async function setup() {
 
 async function extraChecks(port, out, uuid) {
   const problems = [];
-  for (const [url, file, kind] of [[`/resource/processes/${uuid}`, `resource/processes/${uuid}`, 'xml'], ['/resource/processes', 'resource/processes/index.xml', 'xml']]) {
+  for (const [url, file, kind] of [
+    [`/resource/processes/${uuid}`, `resource/processes/${uuid}`, 'xml'],
+    ['/resource/processes', 'resource/processes/index.xml', 'xml'],
+  ]) {
     const r = await httpGet(port, url, { 'Accept-Encoding': 'gzip' });
     if (r.status !== 200) problems.push(`${url} gzip: status ${r.status}`);
     else if (r.headers['content-encoding'] !== 'gzip') problems.push(`${url} gzip: Content-Encoding "${r.headers['content-encoding']}"`);
     else if (!gunzipSync(r.body).equals(readFileSync(join(out, file)))) problems.push(`${url} gzip: body differs after gunzip`);
-    else if (!new RegExp(`^application/${kind}`).test(String(r.headers['content-type']))) problems.push(`${url} gzip: Content-Type ${r.headers['content-type']}`);
+    else if (!new RegExp(`^application/${kind}`).test(String(r.headers['content-type'])))
+      problems.push(`${url} gzip: Content-Type ${r.headers['content-type']}`);
   }
   const hidden = await httpGet(port, '/.po-node.json');
   if (hidden.status !== 404) problems.push(`/.po-node.json: ${hidden.status}, expected 404`);
   const acme = await httpGet(port, '/.well-known/acme-challenge/token');
   if (acme.status !== 200 || acme.body.toString() !== 'acme-ok') problems.push(`/.well-known/acme-challenge/token: ${acme.status}`);
   const o = await httpGet(port, '/resource/processes', {}, 'OPTIONS');
-  if (o.status !== 204 || o.headers['access-control-allow-origin'] !== '*') problems.push(`OPTIONS: ${o.status} ${o.headers['access-control-allow-origin']}`);
+  if (o.status !== 204 || o.headers['access-control-allow-origin'] !== '*')
+    problems.push(`OPTIONS: ${o.status} ${o.headers['access-control-allow-origin']}`);
   return problems;
 }
 
 /** No binary: a visible skip on a developer machine, a failing test in CI (env CI), never a silent pass. */
 function missing(s, name, title) {
   if (process.env.CI) {
-    s(title, () => assert.unreachable(`${name} is not installed, and CI must run the real-server tests (.ci/run installs it with apt-get)`));
+    s(title, () =>
+      assert.unreachable(`${name} is not installed, and CI must run the real-server tests (.ci/run installs it with apt-get)`),
+    );
     return;
   }
   console.warn(`\n  NOTICE: ${name} not found: its real-server test is SKIPPED (install it: apt-get install ${name})\n`);
@@ -101,7 +113,12 @@ if (!NGINX) {
         `http {\n  access_log ${prefix}/logs/access.log;\n  client_body_temp_path ${prefix}/body;\n  proxy_temp_path ${prefix}/proxy;\n  fastcgi_temp_path ${prefix}/fastcgi;\n  uwsgi_temp_path ${prefix}/uwsgi;\n  scgi_temp_path ${prefix}/scgi;\n` +
         `  include ${deploy}/nginx/po-node.conf;\n}\n`,
     );
-    const server = await startProcess(NGINX, ['-p', prefix, '-c', conf, '-e', `${prefix}/logs/error.log`], port, join(prefix, 'logs/error.log'));
+    const server = await startProcess(
+      NGINX,
+      ['-p', prefix, '-c', conf, '-e', `${prefix}/logs/error.log`],
+      port,
+      join(prefix, 'logs/error.log'),
+    );
     try {
       const problems = [...(await checkApi(port, expectations)), ...(await extraChecks(port, out, uuid))];
       assert.equal(problems, [], problems.join('\n'));

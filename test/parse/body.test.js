@@ -38,7 +38,10 @@ for (const epd of REAL_EPDS) {
     const f = full(text);
     assert.equal(q.header, f.header);
     assert.equal(q.body, f.body);
-    assert.ok(f.header.references.some((r) => r.xpath.startsWith('/processDataSet/exchanges/exchange[')), 'body references are part of the comparison');
+    assert.ok(
+      f.header.references.some((r) => r.xpath.startsWith('/processDataSet/exchanges/exchange[')),
+      'body references are part of the comparison',
+    );
     assert.ok(f.body.amountModules.length > 0);
   });
 }
@@ -53,7 +56,12 @@ test('head ends where the body starts; the body is most of an EPD', () => {
 
 // A small process whose body has what real exports have, and what they rarely have: comments, CDATA,
 // several exchanges (positions in XPaths), redeclared prefixes, a second reference flow, entities in attributes.
-const doc = (body, { root = '<processDataSet xmlns="http://lca.jrc.it/ILCD/Process" xmlns:common="http://lca.jrc.it/ILCD/Common" xmlns:ep="http://www.iai.kit.edu/EPD/2013" version="1.1">' } = {}) => `<?xml version="1.0"?>
+const doc = (
+  body,
+  {
+    root = '<processDataSet xmlns="http://lca.jrc.it/ILCD/Process" xmlns:common="http://lca.jrc.it/ILCD/Common" xmlns:ep="http://www.iai.kit.edu/EPD/2013" version="1.1">',
+  } = {},
+) => `<?xml version="1.0"?>
 ${root}
   <processInformation>
     <dataSetInformation><common:UUID>0a1b2c3d-0000-4000-8000-000000000001</common:UUID><name><baseName xml:lang="en">Test</baseName></name></dataSetInformation>
@@ -109,7 +117,10 @@ const fallbacks = {
   'bare < in text': BODY.replace('<meanAmount>1.5', '<meanAmount>1 < 5'),
   'undeclared prefix': BODY.replace('<common:other><ep:amount/>', '<common:other><zz:amount/>'),
   'prefix bound to two namespaces': BODY.replace('xmlns:e="http://www.iai.kit.edu/EPD/2013"', 'xmlns:common="urn:other"'),
-  'reference to a source (descriptions needed)': BODY.replace('type="flow data set" refObjectId="11111111-0000-4000-8000-000000000001"', 'type="source data set" refObjectId="11111111-0000-4000-8000-000000000001"'),
+  'reference to a source (descriptions needed)': BODY.replace(
+    'type="flow data set" refObjectId="11111111-0000-4000-8000-000000000001"',
+    'type="source data set" refObjectId="11111111-0000-4000-8000-000000000001"',
+  ),
   'duplicate attribute': BODY.replace('dataSetInternalID="1"', 'dataSetInternalID="1" dataSetInternalID="3"'),
 };
 for (const [name, body] of Object.entries(fallbacks)) {

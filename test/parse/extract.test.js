@@ -34,7 +34,10 @@ for (const epd of REAL_EPDS) {
     assert.is(p.registrationNumber, epd.registrationNumber);
     assert.is(p.owner?.uuid, epd.owner.uuid);
     assert.is(p.owner?.descriptions[0]?.value, epd.owner.name);
-    assert.equal(p.compliance.map((c) => c.uuid), epd.compliance);
+    assert.equal(
+      p.compliance.map((c) => c.uuid),
+      epd.compliance,
+    );
     assert.is(p.formatVersion, epd.formatVersion);
   });
 }

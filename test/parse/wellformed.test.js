@@ -18,7 +18,7 @@ const GOOD = {
   'references and CDATA': '<a b="&lt;&#x41;&#65;&quot;">x &amp; y <![CDATA[ <&> ]]> &gt;</a>',
   namespaces: '<p:a xmlns:p="urn:p" xmlns="urn:d" p:x="1" y="2"><b xmlns:q="urn:q" q:z="3"/></p:a>',
   'unicode names': '<ä é="1"><ß/></ä>',
-  'single quotes, white space around =': "<a b = '1'\n c\t=\"2\" />",
+  'single quotes, white space around =': '<a b = \'1\'\n c\t="2" />',
   'same local name, different namespaces': '<a xmlns:p="urn:p" xmlns:q="urn:q" p:x="1" q:x="2"/>',
   'text with > and ]]': '<a>a > b ]] c</a>',
 };

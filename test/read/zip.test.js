@@ -31,7 +31,9 @@ test('building from ILCD ZIP exports gives the same tree as building from the fo
   assert.is(rb.summary.epds, 5);
   assert.is(rb.summary.datasets, ra.summary.datasets);
   // Findings about ZIP entries name the archive and the entry.
-  const f = rb.findings.find((x) => x.ruleId === 'reference-missing' && x.entry?.endsWith('f80e7199-ba68-4fc0-8f99-9c2add485611_00.01.000.xml'));
+  const f = rb.findings.find(
+    (x) => x.ruleId === 'reference-missing' && x.entry?.endsWith('f80e7199-ba68-4fc0-8f99-9c2add485611_00.01.000.xml'),
+  );
   assert.ok(f, 'missing IBU PDF reported for the zip entry');
   assert.is(f.file.endsWith('ibu_with_dependencies.zip'), true);
 });
@@ -77,9 +79,15 @@ test('size limits are configurable: a low total limit stops reading with a findi
   const dir = tmp();
   const zip = join(dir, 'a.zip');
   writeFileSync(zip, zipSync({ 'ILCD/processes/a.xml': epdXml, 'ILCD/processes/b.xml': epdXml }));
-  const r = await readZip({ path: 'a.zip', abs: zip, size: readFileSync(zip).length, kind: 'zip' }, { ...DEFAULT_ZIP_LIMITS, maxTotalSize: epdXml.length + 10 });
+  const r = await readZip(
+    { path: 'a.zip', abs: zip, size: readFileSync(zip).length, kind: 'zip' },
+    { ...DEFAULT_ZIP_LIMITS, maxTotalSize: epdXml.length + 10 },
+  );
   assert.is(r.files.length, 1);
-  assert.equal(r.findings.map((f) => [f.ruleId, f.entry]), [['zip-too-large', 'ILCD/processes/b.xml']]);
+  assert.equal(
+    r.findings.map((f) => [f.ruleId, f.entry]),
+    [['zip-too-large', 'ILCD/processes/b.xml']],
+  );
   const small = await readZip({ path: 'a.zip', abs: zip, size: 10_000_000, kind: 'zip' }, { ...DEFAULT_ZIP_LIMITS, maxArchiveSize: 1000 });
   assert.is(small.files.length, 0);
   assert.is(small.findings[0].ruleId, 'zip-too-large');
@@ -105,11 +113,14 @@ test('the uncompressed budget is shared by all archives of a build', async () =>
   writeFileSync(join(dir, 'po-node.config.json'), JSON.stringify({ limits: { maxZipTotalSizeMB: (epdXml.length * 1.5) / 1024 / 1024 } }));
   const r = await build({ inputs: ['a.zip', 'b.zip'], out: join(dir, 'site'), now: NOW, cwd: dir });
   // Each archive alone is within the budget; together they are not.
-  assert.equal(r.findings.filter((f) => f.ruleId === 'zip-too-large').map((f) => [f.file, f.entry]), [['b.zip', 'ILCD/processes/b.xml']]);
+  assert.equal(
+    r.findings.filter((f) => f.ruleId === 'zip-too-large').map((f) => [f.file, f.entry]),
+    [['b.zip', 'ILCD/processes/b.xml']],
+  );
   assert.is(r.summary.epds, 1);
 });
 
-test('entries are inflated one at a time: peak RSS stays far below the archives\' contents', async () => {
+test("entries are inflated one at a time: peak RSS stays far below the archives' contents", async () => {
   // Two 80 kB archives of 8 x 40 MB entries each (within every per-entry limit; zeros, so the ratio limit is raised):
   // 640 MB unpacked. Entries used to be inflated in memory while listing (peak RSS over 700 MB).
   const dir = tmp();
@@ -130,7 +141,10 @@ test('a file that is not a ZIP is reported, not thrown', async () => {
   const p = join(dir, 'x.zip');
   writeFileSync(p, 'not a zip at all');
   const r = await readZip({ path: 'x.zip', abs: p, size: 16, kind: 'zip' }, DEFAULT_ZIP_LIMITS);
-  assert.equal(r.findings.map((f) => f.ruleId), ['zip-malformed']);
+  assert.equal(
+    r.findings.map((f) => f.ruleId),
+    ['zip-malformed'],
+  );
 });
 
 test('unsafeEntryName accepts ILCD paths with spaces and non-ASCII, refuses escapes', () => {

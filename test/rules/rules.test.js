@@ -18,7 +18,9 @@ function eco(text, now = NOW) {
   const p = success(parseXml(d.text));
   const e = extractDataset(p.root);
   assert.ok(e.ok, 'fixture must stay a dataset');
-  return validateDocument({ file: 'x.xml', text: d.text, root: p.root, dataset: e.dataset }, { now }).filter((f) => f.ruleId.startsWith('eco-'));
+  return validateDocument({ file: 'x.xml', text: d.text, root: p.root, dataset: e.dataset }, { now }).filter((f) =>
+    f.ruleId.startsWith('eco-'),
+  );
 }
 const only = (fs, id) => fs.filter((f) => f.ruleId === id);
 const lineOf = (text, needle) => text.slice(0, text.indexOf(needle)).split('\n').length;
@@ -74,7 +76,10 @@ test('eco-valid-until: expired is a warning, not a year is an error', () => {
 test('eco-location: missing and non-code values', () => {
   const free = IBU.replace(/(<locationOfOperationSupplyOrProduction[^>]*location=")[^"]*"/, '$1Germany"');
   assert.match(only(eco(free), 'eco-location')[0].message, '"Germany"');
-  const none = IBU.replace(/<locationOfOperationSupplyOrProduction[^>]*\/>|<locationOfOperationSupplyOrProduction[\s\S]*?<\/locationOfOperationSupplyOrProduction>/, '');
+  const none = IBU.replace(
+    /<locationOfOperationSupplyOrProduction[^>]*\/>|<locationOfOperationSupplyOrProduction[\s\S]*?<\/locationOfOperationSupplyOrProduction>/,
+    '',
+  );
   assert.match(only(eco(none), 'eco-location')[0].message, 'No location');
 });
 
@@ -93,7 +98,10 @@ test('eco-registration-number: required for specific EPDs, not for generic ones'
 });
 
 test('eco-compliance: no EN 15804 declaration', () => {
-  const t = IBU.replace(/c0016b33-8cf7-415c-ac6e-deba0d21440d|b00f9ec0-7874-11e3-981f-0800200c9a66|d4aa3ec7-b1d7-4a4a-a6cb-37af88dcc902/g, '11111111-1111-4111-8111-111111111111');
+  const t = IBU.replace(
+    /c0016b33-8cf7-415c-ac6e-deba0d21440d|b00f9ec0-7874-11e3-981f-0800200c9a66|d4aa3ec7-b1d7-4a4a-a6cb-37af88dcc902/g,
+    '11111111-1111-4111-8111-111111111111',
+  );
   const [f] = only(eco(t), 'eco-compliance');
   assert.is(f.severity, 'warning');
   assert.match(f.message, 'c0016b33-8cf7-415c-ac6e-deba0d21440d');
@@ -133,11 +141,22 @@ test('rules are skipped for non-EPD processes and can be disabled', () => {
   const p2 = success(parseXml(t));
   const e2 = success(extractDataset(p2.root));
   const off = validateDocument({ file: 'x', text: t, root: p2.root, dataset: e2.dataset }, { rules: false, now: NOW });
-  assert.equal(off.filter((f) => f.ruleId.startsWith('eco-')), []);
-  const dis = validateDocument({ file: 'x', text: t, root: p2.root, dataset: e2.dataset }, { disabledRules: ['eco-registration-number'], now: NOW });
+  assert.equal(
+    off.filter((f) => f.ruleId.startsWith('eco-')),
+    [],
+  );
+  const dis = validateDocument(
+    { file: 'x', text: t, root: p2.root, dataset: e2.dataset },
+    { disabledRules: ['eco-registration-number'], now: NOW },
+  );
   assert.equal(only(dis, 'eco-registration-number'), []);
   e.dataset.process.typeOfDataSet = 'LCI result';
-  assert.equal(validateDocument({ file: 'x', text: d.text, root: p.root, dataset: e.dataset }, { now: new Date('2100-01-01') }).filter((f) => f.ruleId.startsWith('eco-')), []);
+  assert.equal(
+    validateDocument({ file: 'x', text: d.text, root: p.root, dataset: e.dataset }, { now: new Date('2100-01-01') }).filter((f) =>
+      f.ruleId.startsWith('eco-'),
+    ),
+    [],
+  );
 });
 
 test.run();

@@ -9,8 +9,18 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { build, createSiteServer } from '../../dist/index.js';
 import { httpGet } from '../helpers/http.js';
-import { BIN, buildExample, cleanup, EXAMPLE_CONFIG, EXAMPLE_DATA, IS_ROOT, nodeAsNobody, REAL_EPDS, SETPRIV, tmp }
-  from '../helpers/index.js';
+import {
+  BIN,
+  buildExample,
+  cleanup,
+  EXAMPLE_CONFIG,
+  EXAMPLE_DATA,
+  IS_ROOT,
+  nodeAsNobody,
+  REAL_EPDS,
+  SETPRIV,
+  tmp,
+} from '../helpers/index.js';
 
 /** One raw request line, as a client that does not normalise the target sends it; resolves { status, body }. */
 function raw(port, target, method = 'GET') {
@@ -196,7 +206,9 @@ S('a rebuild into the served folder: paged list and search show the new EPD (the
   const out = join(tmp(), 'site');
   const now = new Date('2026-01-02T03:04:05Z');
   const parquet = REAL_EPDS[0];
-  const others = readdirSync(EXAMPLE_DATA).filter((d) => !parquet.file.startsWith(`${d}/`)).map((d) => join(EXAMPLE_DATA, d));
+  const others = readdirSync(EXAMPLE_DATA)
+    .filter((d) => !parquet.file.startsWith(`${d}/`))
+    .map((d) => join(EXAMPLE_DATA, d));
   await build({ config: EXAMPLE_CONFIG, out, now, inputs: others, xsd: false });
   const logs = [];
   const srv = createSiteServer(out, { port: 0, log: (l) => logs.push(l) });

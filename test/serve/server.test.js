@@ -62,7 +62,9 @@ S('end to end: every URL of both path sets answers like the configured hosts (st
 S('no list parameter: the published list documents, byte for byte', async () => {
   const { out, port } = await setup();
   assert.ok((await httpGet(port, '/resource/processes')).body.equals(readFileSync(join(out, 'resource/processes/index.xml'))));
-  assert.ok((await httpGet(port, '/resource/processes/?format=JSON')).body.equals(readFileSync(join(out, 'resource/processes/index.json'))));
+  assert.ok(
+    (await httpGet(port, '/resource/processes/?format=JSON')).body.equals(readFileSync(join(out, 'resource/processes/index.json'))),
+  );
 });
 
 S('startIndex and pageSize page through the list; totalSize is the number of matches', async () => {
@@ -108,7 +110,8 @@ S('format: xml/json in any case; an unknown format is a clear 400', async () => 
   assert.is(bad.status, 400);
   assert.match(bad.body.toString(), /Unknown format "csv": use format=xml \(the default\) or format=json/);
   assert.is(bad.headers['access-control-allow-origin'], '*');
-  for (const q of ['startIndex=-1', 'pageSize=0', 'pageSize=ten']) assert.is((await httpGet(port, `/resource/processes?${q}`)).status, 400, q);
+  for (const q of ['startIndex=-1', 'pageSize=0', 'pageSize=ten'])
+    assert.is((await httpGet(port, `/resource/processes?${q}`)).status, 400, q);
 });
 
 S('version on /<uuid>: the published version answers, any other is 404', async () => {
@@ -245,7 +248,10 @@ S('precompressed .gz is sent to gzip clients only', async () => {
 });
 
 S('a folder that is not a built site is refused with a hint', () => {
-  assert.throws(() => createSiteServer(tmp()), (e) => e.name === 'InputError' && /not a built po-node site/.test(e.message));
+  assert.throws(
+    () => createSiteServer(tmp()),
+    (e) => e.name === 'InputError' && /not a built po-node site/.test(e.message),
+  );
 });
 
 S('po-node serve (CLI) listens on 127.0.0.1 and stops on SIGTERM', async () => {

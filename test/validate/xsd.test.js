@@ -18,7 +18,10 @@ function item(abs) {
 }
 
 const TIANGONG = join(FIXTURES, 'tiangong');
-const tiangong = readdirSync(TIANGONG).filter((f) => f.endsWith('.xml')).sort().map((f) => item(join(TIANGONG, f)));
+const tiangong = readdirSync(TIANGONG)
+  .filter((f) => f.endsWith('.xml'))
+  .sort()
+  .map((f) => item(join(TIANGONG, f)));
 const epds = REAL_EPDS.map((e) => item(join(EXAMPLE_DATA, e.file)));
 
 test('the five real programme-operator EPDs are valid against InData v1.2 (EPD_DataSet.xsd)', async () => {
@@ -32,16 +35,27 @@ test('system xmllint and the bundled wasm build give the same findings (files on
   const has = spawnSync('xmllint', ['--version']).status === 0;
   if (!has && process.env.CI) assert.unreachable('xmllint must be installed in CI (.ci/run installs libxml2-utils)');
   if (!has) return;
-  const broken = { ...epds[0], abs: undefined, file: 'memory.xml', text: epds[0].text.replace('<common:dataSetVersion>', '<common:dataSetVersion>x') };
+  const broken = {
+    ...epds[0],
+    abs: undefined,
+    file: 'memory.xml',
+    text: epds[0].text.replace('<common:dataSetVersion>', '<common:dataSetVersion>x'),
+  };
   const malformed = { ...epds[1], abs: undefined, file: 'bad.xml', text: epds[1].text.replace('</processInformation>', '') };
   const all = [...tiangong.map((t) => ({ ...t, abs: t.file })), ...epds.map((e) => ({ ...e, abs: e.file })), broken, malformed];
   const native = await validateXsd(all, { engine: 'native' });
   const wasm = await validateXsd(all, { engine: 'wasm' });
   // libxml2 versions differ in how many follow-up errors they report after a well-formedness error: the first counts.
-  const norm = (m) => [...m.entries()].sort((a, b) => a[0] - b[0]).map(([i, fs]) => [i, (i === all.length - 1 ? fs.slice(0, 1) : fs).map((f) => [f.ruleId, f.severity, f.line, f.xpath])]);
+  const norm = (m) =>
+    [...m.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([i, fs]) => [i, (i === all.length - 1 ? fs.slice(0, 1) : fs).map((f) => [f.ruleId, f.severity, f.line, f.xpath])]);
   assert.equal(norm(native), norm(wasm));
   assert.ok(native.get(all.length - 2)?.some((f) => f.message.includes('dataSetVersion')));
-  assert.ok(native.get(all.length - 1)?.every((f) => f.severity === 'error'), 'not well-formed: an error whatever the dataset');
+  assert.ok(
+    native.get(all.length - 1)?.every((f) => f.severity === 'error'),
+    'not well-formed: an error whatever the dataset',
+  );
 });
 
 test('TianGong processes fail with the libxml2 errors VALIDATION.md describes, as warnings (not EPDs)', async () => {
@@ -58,12 +72,22 @@ test('TianGong processes fail with the libxml2 errors VALIDATION.md describes, a
   // generalComment placed before classificationInformation
   assert.is(by['000333f8-f13a-4805-9515-2f1e870e8cfb'][0].line, 12);
   assert.match(by['000333f8-f13a-4805-9515-2f1e870e8cfb'][0].message, "Element 'classificationInformation': This element is not expected");
-  assert.is(by['000333f8-f13a-4805-9515-2f1e870e8cfb'][0].xpath, '/processDataSet/processInformation/dataSetInformation/classificationInformation');
+  assert.is(
+    by['000333f8-f13a-4805-9515-2f1e870e8cfb'][0].xpath,
+    '/processDataSet/processInformation/dataSetInformation/classificationInformation',
+  );
   // element order in quantitativeReference
   assert.is(by['bb998fb2-6566-4ba5-88e0-0283c39b0ce4'][0].line, 23);
   assert.match(by['bb998fb2-6566-4ba5-88e0-0283c39b0ce4'][0].message, "Element 'referenceToReferenceFlow': This element is not expected");
-  assert.is(by['bb998fb2-6566-4ba5-88e0-0283c39b0ce4'][0].xpath, '/processDataSet/processInformation/quantitativeReference/referenceToReferenceFlow');
-  assert.ok(by['c3c2bc89-cf07-4d8d-a73d-04b9f2d51b5b'].some((f) => f.xpath === '/processDataSet/administrativeInformation/dataGenerator/common:other[2]'));
+  assert.is(
+    by['bb998fb2-6566-4ba5-88e0-0283c39b0ce4'][0].xpath,
+    '/processDataSet/processInformation/quantitativeReference/referenceToReferenceFlow',
+  );
+  assert.ok(
+    by['c3c2bc89-cf07-4d8d-a73d-04b9f2d51b5b'].some(
+      (f) => f.xpath === '/processDataSet/administrativeInformation/dataGenerator/common:other[2]',
+    ),
+  );
   // common:other carries text and xml:lang
   const c3 = by['c3c2bc89-cf07-4d8d-a73d-04b9f2d51b5b'].map((f) => f.message).join('\n');
   assert.match(c3, "attribute 'xml:lang'");
@@ -124,10 +148,19 @@ test('agrees with native xmllint --schema (libxml2-utils) on EPDs and TianGong f
   const xsdDir = fileURLToPath(XSD_ROOT);
   for (const it of [...epds, ...tiangong]) {
     const wasm = (await validateXsd([it])).get(0) ?? [];
-    const native = spawnSync('xmllint', ['--nonet', '--noout', '--schema', join(xsdDir, schemaFor(it.header)), it.file], { encoding: 'utf8' });
-    const lines = native.stderr.split('\n').filter((l) => l.includes('Schemas validity error')).map((l) => Number(l.split(':')[1]));
+    const native = spawnSync('xmllint', ['--nonet', '--noout', '--schema', join(xsdDir, schemaFor(it.header)), it.file], {
+      encoding: 'utf8',
+    });
+    const lines = native.stderr
+      .split('\n')
+      .filter((l) => l.includes('Schemas validity error'))
+      .map((l) => Number(l.split(':')[1]));
     assert.is(native.status === 0, wasm.length === 0, it.file);
-    assert.equal(wasm.map((f) => f.line), lines, it.file);
+    assert.equal(
+      wasm.map((f) => f.line),
+      lines,
+      it.file,
+    );
   }
 });
 
