@@ -3,6 +3,7 @@ import { UUID_RE } from '../parse/ilcd.js';
 import type { Crawled, ListObs, SourceId } from './crawl.js';
 import { UNKNOWN_UUID } from './crawl.js';
 import { describe, isJsonType, isXmlType, mediaType, reason, type FetchResult } from './http.js';
+import { HEALTH_URLS, NODEINFO_URLS } from '../site/routes.js';
 
 /** The seed's readiness checklist, in the order it is printed. */
 export const CHECK_ITEMS = {
@@ -262,7 +263,7 @@ function judgeHealth(c: Crawled, ev: Evidence, x: JudgeContext, all: Readonly<Re
     if (doc.node?.id && nodeId && doc.node.id !== nodeId) ev.fail.push(`${path} names node ${doc.node.id}; nodeinfo says ${nodeId}`);
   }
   if (docs.length === 2 && (docs[0]!.doc.status !== docs[1]!.doc.status || docs[0]!.doc.epds?.listed !== docs[1]!.doc.epds?.listed)) {
-    ev.fail.push('/healthz and /v1/healthz disagree');
+    ev.fail.push(`${HEALTH_URLS.default} and ${HEALTH_URLS.v1} disagree`);
   }
 }
 
@@ -303,7 +304,7 @@ function judgeCors(c: Crawled, ev: Evidence, x: JudgeContext): void {
 function judgeBaseUrl(c: Crawled, ev: Evidence, x: JudgeContext): void {
   for (const n of c.nodeinfo) if (n.fetch.ok && !n.invalid && n.baseUrl === undefined) ev.fail.push(`${n.path} has no baseURL`);
   const info = c.nodeinfo.flatMap((n) => (n.baseUrl !== undefined ? [n.baseUrl] : []));
-  if (new Set(info).size > 1) ev.fail.push(`/nodeinfo and /resource/nodeinfo give different baseURLs: ${info.join(' vs ')}`);
+  if (new Set(info).size > 1) ev.fail.push(`${NODEINFO_URLS.join(' and ')} give different baseURLs: ${info.join(' vs ')}`);
   const healthBase = c.health.find((h) => h.doc)?.doc?.node?.baseUrl;
   const published = x.local ? (healthBase ?? undefined) : c.base;
   const expected = published !== undefined ? `${published.replace(/\/+$/, '')}/resource` : undefined;

@@ -8,6 +8,7 @@ import { append } from '../util/append.js';
 import { describe, type FetchResult, type HttpClient } from './http.js';
 import type { CheckLimits, Truncation } from './limits.js';
 import { validateFetchedEpd } from './validate-epd.js';
+import { HEALTH_URLS, LIST_URLS, NODEINFO_URLS } from '../site/routes.js';
 
 /**
  * The reading half of `check`: what the ECO Portal fetches from a node, once each, as observations. It judges
@@ -148,7 +149,7 @@ export async function crawlNode(context: CrawlContext, wanted: ReadonlySet<Sourc
     lists: [],
     primary: undefined,
     listed: new Map(),
-    datasetPaths: [...(sets.includes('default') ? ['/resource/processes/'] : []), ...(sets.includes('v1') ? ['/v1/epds/'] : [])],
+    datasetPaths: [...(sets.includes('default') ? [`${LIST_URLS.default}/`] : []), ...(sets.includes('v1') ? [`${LIST_URLS.v1}/`] : [])],
     epds: [],
     unknown: [],
     typed: [],
@@ -161,11 +162,11 @@ export async function crawlNode(context: CrawlContext, wanted: ReadonlySet<Sourc
   const v1 = sets.includes('v1');
   const first = (path: string, kind: 'xml' | 'json') => listUrl(path, kind, 0, ctx.pageSize);
   for (const p of [
-    ...(d && wanted.has('nodeinfo') ? ['/nodeinfo', '/resource/nodeinfo'] : []),
-    ...(d && wanted.has('health') ? ['/healthz'] : []),
-    ...(d && wanted.has('lists') ? [first('/resource/processes', 'xml'), first('/resource/processes', 'json')] : []),
-    ...(v1 && wanted.has('health') ? ['/v1/healthz'] : []),
-    ...(v1 && wanted.has('lists') ? [first('/v1/epds', 'json')] : []),
+    ...(d && wanted.has('nodeinfo') ? NODEINFO_URLS : []),
+    ...(d && wanted.has('health') ? [HEALTH_URLS.default] : []),
+    ...(d && wanted.has('lists') ? [first(LIST_URLS.default, 'xml'), first(LIST_URLS.default, 'json')] : []),
+    ...(v1 && wanted.has('health') ? [HEALTH_URLS.v1] : []),
+    ...(v1 && wanted.has('lists') ? [first(LIST_URLS.v1, 'json')] : []),
   ]) {
     void fetchOnce(ctx, p);
   }
@@ -197,7 +198,7 @@ const text = (r: FetchResult) => new TextDecoder().decode(r.body);
 /** /nodeinfo and /resource/nodeinfo (default path set). */
 async function readNodeinfo(ctx: Run, c: Crawled): Promise<void> {
   if (!c.sets.includes('default')) return;
-  for (const path of ['/nodeinfo', '/resource/nodeinfo']) {
+  for (const path of NODEINFO_URLS) {
     const fetch = await getDoc(ctx, c, path, 'xml');
     const o: NodeinfoObs = { path, fetch };
     c.nodeinfo.push(o);
@@ -214,9 +215,9 @@ async function readNodeinfo(ctx: Run, c: Crawled): Promise<void> {
   }
 }
 
-/** /healthz and /v1/healthz, as the path sets checked. */
+/** The health documents of the path sets checked. */
 async function readHealth(ctx: Run, c: Crawled): Promise<void> {
-  for (const path of [...(c.sets.includes('default') ? ['/healthz'] : []), ...(c.sets.includes('v1') ? ['/v1/healthz'] : [])]) {
+  for (const path of [...(c.sets.includes('default') ? [HEALTH_URLS.default] : []), ...(c.sets.includes('v1') ? [HEALTH_URLS.v1] : [])]) {
     const fetch = await getDoc(ctx, c, path, 'json');
     const o: HealthObs = { path, fetch, schemaProblems: [] };
     c.health.push(o);
@@ -239,10 +240,10 @@ type ListPage = { total?: number; entries: Entry[] } | string;
 async function readLists(ctx: Run, c: Crawled): Promise<void> {
   ctx.onProgress?.({ phase: 'lists' });
   if (c.sets.includes('default')) {
-    c.lists.push(await readList(ctx, c, '/resource/processes', 'xml', parseXmlList));
-    c.lists.push(await readList(ctx, c, '/resource/processes', 'json', (r) => parseJsonList(r, 'uri')));
+    c.lists.push(await readList(ctx, c, LIST_URLS.default, 'xml', parseXmlList));
+    c.lists.push(await readList(ctx, c, LIST_URLS.default, 'json', (r) => parseJsonList(r, 'uri')));
   }
-  if (c.sets.includes('v1')) c.lists.push(await readList(ctx, c, '/v1/epds', 'json', (r) => parseJsonList(r, 'url')));
+  if (c.sets.includes('v1')) c.lists.push(await readList(ctx, c, LIST_URLS.v1, 'json', (r) => parseJsonList(r, 'url')));
   // The lists of all path sets are compared with the first one read completely enough.
   c.primary = c.lists.find((l) => l.ok);
   for (const e of c.primary?.entries ?? []) if (UUID_RE.test(e.uuid)) c.listed.set(e.uuid.toLowerCase(), e);
