@@ -63,6 +63,14 @@ test('--version and --help load almost nothing: each command loads its code when
   }
 });
 
+test('a reader that closes the pipe early (`| head`) ends the command quietly, exit 0, no EPIPE trace', () => {
+  // The reader is gone before po-node writes, so every write meets a closed pipe.
+  const script = `set -o pipefail; { sleep 0.3; exec "${process.execPath}" "${BIN}" build --help; } | true`;
+  const r = spawnSync('bash', ['-c', script], { encoding: 'utf8' });
+  assert.is(r.status, 0, r.stderr);
+  assert.not.match(r.stderr, /EPIPE|Unhandled/);
+});
+
 test('build --json prints a schema-valid report; exit 0', () => {
   const out = join(tmp(), 'site');
   const r = run(['build', '--config', EXAMPLE_CONFIG, '--out', out, '--json']);
