@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { validateXML, type XMLFileInfo } from 'xmllint-wasm';
+import type { XMLFileInfo } from 'xmllint-wasm';
 import type { Finding, Severity } from '../findings.js';
 import { finding } from '../messages/finding.js';
 import type { DatasetHeader } from '../parse/extract.js';
@@ -162,6 +162,8 @@ async function runBatch(
   const chars = xml.reduce((s, x) => s + x.contents.length, 0);
   let raw: string;
   try {
+    // Loaded when first used: the system's xmllint is the usual engine, and config loading needs only the defaults.
+    const { validateXML } = await import('xmllint-wasm');
     const r = await validateXML({
       xml,
       schema: [entry],
