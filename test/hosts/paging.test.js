@@ -1,14 +1,15 @@
 // Pre-paged EPD lists on a 300-EPD corpus: real nginx and Apache, the CloudFront Function run in node, and `serve`
 // (which pages dynamically and must give the bytes of the page files). Odd pages fall back to the whole list.
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { build, createSiteServer } from '../../dist/index.js';
+import { build, createSiteServer, runCheck, validateWithSchema } from '../../dist/index.js';
+import { buildReportJson } from '../../dist/report/json.js';
 import { makeCorpus } from '../helpers/corpus.js';
 import { freePort, httpGet } from '../helpers/http.js';
-import { cleanup, tmp } from '../helpers/index.js';
+import { cleanup, EXAMPLE_CONFIG, EXAMPLE_DATA, tmp } from '../helpers/index.js';
 import { APACHE, APACHE_MODULES, missing, NGINX, startApache, startNginx } from '../helpers/servers.js';
 
 const N = 300;
@@ -91,6 +92,33 @@ async function checkPaging(get, { file }, { dynamic = false } = {}) {
 
 const Paging = suite('hosts: pre-paged lists on a 300-EPD corpus');
 
+/** The example node with `extra` config keys, built into a temp folder. */
+async function buildExampleWith(extra) {
+  const dir = tmp('po-node-paging-cfg-');
+  const cfg = { ...JSON.parse(readFileSync(EXAMPLE_CONFIG, 'utf8')), inputs: [EXAMPLE_DATA], out: join(dir, 'site'), ...extra };
+  delete cfg.$schema;
+  writeFileSync(join(dir, 'po-node.config.json'), JSON.stringify(cfg));
+  const result = await build({ config: join(dir, 'po-node.config.json'), zipExport: false });
+  return { dir, out: cfg.out, result };
+}
+
+Paging('paging.pageSizes chooses the sizes; [] writes none; the JSON report carries the bytes', async () => {
+  const { out, result } = await buildExampleWith({ paging: { pageSizes: [2] } });
+  assert.equal(readdirSync(join(out, 'resource/processes/pages')), ['2']);
+  // 5 EPDs in pages of 2: 0, 2, 4 (one entry) and the empty page at 6.
+  const files = readdirSync(join(out, 'resource/processes/pages/2')).sort();
+  assert.equal(files, ['0.json', '0.xml', '2.json', '2.xml', '4.json', '4.xml', '6.json', '6.xml']);
+  const report = JSON.parse(buildReportJson(result));
+  assert.equal(validateWithSchema('build-report', report), []);
+  assert.equal([report.paging.files, report.paging.pageSizes], [8, [2]]);
+  assert.ok(report.paging.bytes > 0);
+  const none = await buildExampleWith({ paging: { pageSizes: [] } });
+  assert.not.ok(existsSync(join(none.out, 'resource/processes/pages')));
+  assert.is(none.result.paging, undefined);
+  const bad = await buildExampleWith({ paging: { pageSizes: [0] } }).catch((e) => e);
+  assert.match(String(bad?.message), /pageSizes/);
+});
+
 Paging('the build writes exact pages of both lists and reports their bytes', async () => {
   const { file } = await setup();
   const full = JSON.parse(file('resource/processes/index.json'));
@@ -113,6 +141,10 @@ else
     try {
       const problems = await checkPaging((u) => httpGet(c.port, u), c);
       assert.equal(problems, [], problems.join('\n'));
+      // check reads the list page by page from the page files and says that the node pages.
+      const r = await runCheck(`http://127.0.0.1:${c.port}`, { paths: 'default', pageSize: 100, retries: 0, timeoutS: 10 });
+      assert.equal(r.epds.listed, N);
+      assert.ok(r.notes.includes('/resource/processes: the host honours startIndex/pageSize'), r.notes.join('\n'));
     } finally {
       await server.stop();
     }
