@@ -1,4 +1,5 @@
-import { relative } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import type { Catalog } from './catalog/build.js';
 import type { ReferenceReport } from './catalog/references.js';
 import type { ResolvedConfig } from './config/load.js';
@@ -13,6 +14,7 @@ import { append } from './util/append.js';
 import type { Finding } from './findings.js';
 import { buildTime, readStage, type ProgressEvent, type ReadStageOptions, type ReadSummary } from './pipeline/read.js';
 import { toPosix } from './util/paths.js';
+import { PAGES_DIR } from './site/routes.js';
 
 export interface BuildOptions extends ReadStageOptions {
   /** Replace an output folder po-node did not create, and ignore the incremental-build cache (full rebuild). */
@@ -47,6 +49,8 @@ export interface BuildResult {
   references: ReferenceReport;
   /** What the incremental-build cache saved: inputs not read again, outputs linked instead of written. */
   cache: CacheStats;
+  /** The pre-paged lists written (files of both formats) and the bytes they add to the site. */
+  paging?: { pageSizes: number[]; files: number; bytes: number };
 }
 
 /** read → parse/validate → index (src/pipeline/read.ts) → plan → write → verify/health. Never throws for bad datasets. */
@@ -126,8 +130,11 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   const deploy = hosts.deploy;
   if (deploy.length) await writeSite(deploy, deployTo, () => Promise.resolve([]));
   const deployDisplay = deploy.length ? toPosix(relative(cwd, cfg.deploy.out)) || '.' : undefined;
+  const pages = join(cfg.out, PAGES_DIR);
+  const paged = existsSync(pages) ? measureSite(pages) : undefined;
   return {
     ...base,
+    ...(paged ? { paging: { pageSizes: cfg.paging.pageSizes, files: paged.files, bytes: paged.bytes } } : {}),
     ...(deployDisplay ? { deployDisplay } : {}),
     ok: health!.status !== 'fail',
     written: true,

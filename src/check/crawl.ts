@@ -290,14 +290,15 @@ async function readList(ctx: Run, c: Crawled, path: string, kind: 'xml' | 'json'
     start += p.entries.length;
   }
   l.ok = true;
-  // One small probe shows whether the host pages at all (static hosts answer the whole list).
+  // ilcdlib's probe shows whether the host pages at all: static hosts answer the whole list, pre-paged and dynamic
+  // nodes one entry (a pre-paged node answers only the pages it wrote: the probe is one of them, startIndex=1 is not).
   if (l.entries.length > 1) {
-    const r = await ctx.http.get(ctx.base + listUrl(path, kind, 1, 1));
+    const r = await ctx.http.get(ctx.base + listUrl(path, kind, 0, 1));
     const p = r.status === 200 ? parse(r) : 'no answer';
     if (typeof p !== 'string') {
-      if (p.entries.length !== 1 || p.entries[0]!.uuid !== l.entries[1]!.uuid) {
+      if (p.entries.length !== 1 || p.entries[0]!.uuid !== l.entries[0]!.uuid) {
         c.notes.push(
-          `${name}: the host ignores paging (startIndex=1&pageSize=1 returned ${p.entries.length} entries); clients that page (ilcdlib) read the list more than once`,
+          `${name}: the host ignores paging (startIndex=0&pageSize=1 returned ${p.entries.length} entries); clients that page (ilcdlib) read the list more than once (docs/hosting.md: pre-paged lists)`,
         );
       } else c.notes.push(`${name}: the host honours startIndex/pageSize`);
     }

@@ -31,6 +31,8 @@ export interface ResolvedConfig {
   requireDependencies: boolean;
   /** Per-EPD ILCD ZIP exports at resource/processes/<uuid>/zipexport (--no-zip-export turns them off). */
   zipExport: boolean;
+  /** Pre-paged EPD lists (docs/hosting.md): the page sizes written, ascending. */
+  paging: { pageSizes: number[] };
   /** Validation levels 2-4 (level 1 always runs). */
   validation: ValidationConfig;
   /** Where relative paths were resolved from (config folder, else the working directory). */
@@ -101,6 +103,7 @@ interface RawConfig {
   deploy?: { out?: string; siteRoot?: string; serverName?: string; listen?: string | number };
   requireDependencies?: boolean;
   zipExport?: boolean;
+  paging?: { pageSizes?: number[] };
   cacheDir?: string;
   validation?: { structure?: boolean; xsd?: boolean; rules?: boolean; disabledRules?: string[] };
 }
@@ -109,6 +112,12 @@ export const DEFAULT_CONFIG_FILE = 'po-node.config.json';
 export const DEFAULT_NODE_ID = 'PO_NODE';
 export const DEFAULT_OUT = 'site';
 export const DEFAULT_MAX_FILE_MB = 50;
+/**
+ * The page sizes real soda4LCA clients ask for: 1 is ilcdlib's probe for totalSize (`startIndex=0&pageSize=1&search=true`),
+ * 100 its page after that; 500 is soda4LCA's default pageSize (AbstractDataSetResource, @DefaultValue("500")), what a
+ * client that sends none gets; 1000 is openLCA's SodaClient page (`pageSize=1000&startIndex=0`, then on to an empty page).
+ */
+export const DEFAULT_PAGE_SIZES: readonly number[] = [1, 100, 500, 1000];
 
 /** Defaults, then the config file, then flags: the later wins. */
 export function loadConfig(o: ConfigOverrides = {}): ResolvedConfig {
@@ -194,6 +203,7 @@ export function loadConfig(o: ConfigOverrides = {}): ResolvedConfig {
     },
     requireDependencies: o.requireDependencies ?? raw.requireDependencies ?? false,
     zipExport: o.zipExport ?? raw.zipExport ?? true,
+    paging: { pageSizes: [...new Set(raw.paging?.pageSizes ?? DEFAULT_PAGE_SIZES)].sort((a, b) => a - b) },
     hosts: parseHosts(o.hosts?.length ? o.hosts : (raw.hosts ?? [])),
     // Host configs that do not belong in the published tree go to a sibling of it: <out>-deploy.
     deploy: {

@@ -2,7 +2,7 @@ import { planDependencyFiles } from './dependencies.js';
 import { planTypeLists } from './type-lists.js';
 import { DATASET_TYPES } from '../parse/ilcd.js';
 import { datasetFile, HTML_TYPE, INDEX_HTML, LIST_JSON_TYPE, LIST_XML_TYPE, listFile, NODEINFO_FILES, PROCESSES } from '../site/routes.js';
-import { V1_LIST, v1EpdFile } from '../site/routes.js';
+import { pageFile, pageStarts, V1_LIST, v1EpdFile } from '../site/routes.js';
 import { v1ListJson } from './draft-v1.js';
 import { inputSource, type PlanContext, type PlannedFile } from './files.js';
 import { renderIndexHtml } from './html.js';
@@ -29,6 +29,13 @@ export function planSite({ catalog, cfg, builtAt, references }: PlanContext): Pl
     append(files, planTypeLists(catalog, cfg));
     add(listFile(PROCESSES, 'xml'), LIST_XML_TYPE, { parts: () => processListXml(catalog.epds, cfg) });
     add(listFile(PROCESSES, 'json'), LIST_JSON_TYPE, { parts: () => processListJson(catalog.epds, cfg) });
+    for (const pageSize of cfg.paging.pageSizes) {
+      for (const startIndex of pageStarts(catalog.epds.length, pageSize)) {
+        const page = { startIndex, pageSize };
+        add(pageFile(pageSize, startIndex, 'xml'), LIST_XML_TYPE, { parts: () => processListXml(catalog.epds, cfg, page) });
+        add(pageFile(pageSize, startIndex, 'json'), LIST_JSON_TYPE, { parts: () => processListJson(catalog.epds, cfg, page) });
+      }
+    }
     const nodeinfo = nodeInfoXml(cfg);
     for (const f of NODEINFO_FILES) add(f, LIST_XML_TYPE, { text: nodeinfo });
   }

@@ -24,18 +24,31 @@ export function serviceBaseUrl(cfg: Pick<ResolvedConfig, 'baseUrl'>): string {
   return nodeUrl(cfg, 'resource');
 }
 
-/**
- * The whole list in one page: static hosts cannot page, so totalSize = pageSize = N. openLCA then stops
- * after one request (its pageSize differs, or startIndex + pageSize >= totalSize).
- */
-export function* processListXml(epds: readonly Dataset[], cfg: ResolvedConfig): Generator<string> {
+/** One page of a list: entries startIndex .. startIndex + pageSize - 1 of the whole list. */
+export interface ListPage {
+  startIndex: number;
+  pageSize: number;
+}
+
+/** The page a list document holds: by default the whole list (totalSize = pageSize = N). */
+function pageOf(epds: readonly Dataset[], page: ListPage | undefined) {
   const n = epds.length;
+  const { startIndex, pageSize } = page ?? { startIndex: 0, pageSize: n };
+  return { n, startIndex, pageSize, entries: page ? epds.slice(startIndex, startIndex + pageSize) : epds };
+}
+
+/**
+ * The whole list in one page: where the host cannot page, totalSize = pageSize = N, and openLCA stops after one request
+ * (its pageSize differs, or startIndex + pageSize >= totalSize). With `page`, one page of it (the pre-paged lists).
+ */
+export function* processListXml(epds: readonly Dataset[], cfg: ResolvedConfig, page?: ListPage): Generator<string> {
+  const { n, startIndex, pageSize, entries } = pageOf(epds, page);
   yield '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n';
   yield (
     `<serviceapi:dataSetList xmlns:serviceapi="${SAPI.serviceApi}" xmlns:xlink="${SAPI.xlink}" xmlns:process="${SAPI.process}" xmlns:epd="${SAPI.epd}"` +
-    ` serviceapi:totalSize="${n}" serviceapi:startIndex="0" serviceapi:pageSize="${n}">\n`
+    ` serviceapi:totalSize="${n}" serviceapi:startIndex="${startIndex}" serviceapi:pageSize="${pageSize}">\n`
   );
-  for (const d of epds) yield processEntryXml(d, cfg);
+  for (const d of entries) yield processEntryXml(d, cfg);
   yield '</serviceapi:dataSetList>\n';
 }
 
@@ -110,13 +123,13 @@ export interface Soda4lcaJsonItem {
 }
 
 /** Compact like Gson (no white space, no trailing newline). */
-export function processListJson(epds: readonly Dataset[], cfg: ResolvedConfig): Generator<string> {
-  const n = epds.length;
+export function processListJson(epds: readonly Dataset[], cfg: ResolvedConfig, page?: ListPage): Generator<string> {
+  const { n, startIndex, pageSize, entries } = pageOf(epds, page);
   return jsonWithItems(
-    { startIndex: 0, pageSize: n, totalCount: n, data: [] },
+    { startIndex, pageSize, totalCount: n, data: [] },
     'data',
     (function* () {
-      for (const d of epds) yield processJsonItem(d, cfg);
+      for (const d of entries) yield processJsonItem(d, cfg);
     })(),
   );
 }

@@ -1,5 +1,18 @@
 import type { HostEmitter } from './types.js';
 import { configPath, fillTemplate } from './template.js';
+import { PAGES_DIR, pageSizeAlternation } from '../site/routes.js';
+
+/** The map entries of the pre-paged list (templates/hosts/nginx.conf): the probe (size 1 at 0), then the other sizes. */
+export function nginxPageRules(pageSizes: readonly number[]): string {
+  const rules: string[] = [];
+  if (pageSizes.includes(1)) rules.push(`    "~^\\|1\\|0?$" /${PAGES_DIR}/1/0;`);
+  const sizes = pageSizeAlternation(pageSizes);
+  if (sizes) {
+    rules.push(`    "~^\\|(${sizes})\\|$" /${PAGES_DIR}/$1/0;`);
+    rules.push(`    "~^\\|(${sizes})\\|(\\d+)$" /${PAGES_DIR}/$1/$2;`);
+  }
+  return rules.map((r) => `${r}\n`).join('');
+}
 
 /** nginx: one conf.d file (map + server) outside the tree; nothing inside it. */
 export const nginx: HostEmitter = {
@@ -11,6 +24,7 @@ export const nginx: HostEmitter = {
       LISTEN: d.listen,
       SERVER_NAME: d.serverName,
       ROOT: configPath(d.siteRoot, 'an nginx config'),
+      NGINX_PAGE_RULES: nginxPageRules(cfg.paging.pageSizes),
     });
     return { site: [], deploy: [{ path: 'nginx/po-node.conf', contentType: 'text/plain', source: { text } }] };
   },

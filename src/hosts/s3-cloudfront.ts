@@ -1,11 +1,23 @@
 import type { HostEmitter } from './types.js';
 import { fillTemplate } from './template.js';
+import { PAGE_FILE_RE } from '../site/routes.js';
+import type { PlannedFile } from '../emit/files.js';
+
+/** The pre-paged lists of the plan as `{pageSize: last startIndex}`: the function routes to these files only. */
+function lastPages(site: readonly PlannedFile[]): Record<string, number> {
+  const last: Record<string, number> = {};
+  for (const f of site) {
+    const m = PAGE_FILE_RE.exec(f.path);
+    if (m) last[m[1]!] = Math.max(last[m[1]!] ?? 0, Number(m[2]));
+  }
+  return last;
+}
 
 /** S3 + CloudFront: nothing in the tree; an upload script (runs po-node deploy), the viewer-request function and a CORS policy. */
 export const s3CloudFront: HostEmitter = {
   name: 's3-cloudfront',
   title: 'AWS S3 + CloudFront',
-  emit({ cfg }) {
+  emit({ cfg, site }) {
     const policy = {
       Name: 'po-node-cors',
       Comment: 'po-node: Access-Control-Allow-Origin * on every answer',
@@ -23,7 +35,7 @@ export const s3CloudFront: HostEmitter = {
         {
           path: 's3-cloudfront/cloudfront-function.js',
           contentType: 'text/javascript',
-          source: { text: fillTemplate('hosts/cloudfront-function.js', {}) },
+          source: { text: fillTemplate('hosts/cloudfront-function.js', { LAST_PAGES: JSON.stringify(lastPages(site)) }) },
         },
         {
           path: 's3-cloudfront/s3-upload.sh',

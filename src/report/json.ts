@@ -14,6 +14,7 @@ export function buildReportJson(r: BuildResult): string {
       builtAt: r.builtAt,
       status: r.status,
       summary: r.summary,
+      ...(r.paging ? { paging: r.paging } : {}),
       findings: r.findings,
       ...(r.health ? { health: r.health } : {}),
     },

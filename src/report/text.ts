@@ -76,6 +76,12 @@ export function formatBuildSummary(r: BuildResult, c: Palette): string {
       const blobs = k.fromBlobs ? `, ${n(k.fromBlobs, 'ZIP export')} from the cache` : '';
       lines.push(`Incremental: ${k.byStat + k.byContent} inputs unchanged (${k.byContent} recognised by content), ${k.read} read${blobs}`);
     }
+    if (r.paging) {
+      const p = r.paging;
+      lines.push(
+        `Pre-paged lists (sizes ${p.pageSizes.join(', ')}): ${n(p.files, 'file')}, ${(p.bytes / 1e6).toFixed(1)} MB added (docs/hosting.md: which hosts page)`,
+      );
+    }
     if (r.deployDisplay)
       lines.push(`Host configs (${r.config.hosts.join(', ')}) written to ${c.bold(`${r.deployDisplay}/`)}; see docs/hosting.md`);
     if (r.health?.status === 'fail') for (const reason of r.health.reasons) lines.push(c.red(`  ${reason}`));

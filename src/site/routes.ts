@@ -52,6 +52,35 @@ export function listFile(folder: string, format: 'xml' | 'json'): string {
   return `${RESOURCE}/${folder}/index.${format}`;
 }
 export const V1_LIST = `${EPD_DIRS.v1}/index.json`;
+
+/**
+ * Pre-paged EPD lists: `resource/processes/pages/<pageSize>/<startIndex>.<format>`, the answer to
+ * `/resource/processes?startIndex=S&pageSize=P` on hosts that route on the query (docs/hosting.md).
+ */
+const PAGES = 'pages';
+export const PAGES_DIR = `${RESOURCE}/${PROCESSES}/${PAGES}`;
+export function pageFile(pageSize: number, startIndex: number, format: 'xml' | 'json'): string {
+  return `${PAGES_DIR}/${pageSize}/${startIndex}.${format}`;
+}
+/** A page file of the XML list: groups pageSize and startIndex. */
+export const PAGE_FILE_RE = new RegExp(`^${PAGES_DIR}/(\\d+)/(\\d+)\\.xml$`);
+/** Regular-expression alternation of the page sizes above 1 (`100|500|1000`), for the host configs; '' when none. */
+export function pageSizeAlternation(pageSizes: readonly number[]): string {
+  return pageSizes.filter((p) => p > 1).join('|');
+}
+/**
+ * The start indexes pre-paged for one size: every page of the list plus the empty one just past its end (a client that
+ * pages until it gets fewer entries than it asked for reads it); size 1 is soda4LCA clients' probe for totalSize and
+ * only ever asked at 0.
+ */
+export function pageStarts(total: number, pageSize: number): number[] {
+  if (pageSize === 1) return [0];
+  const starts: number[] = [];
+  for (let s = 0; ; s += pageSize) {
+    starts.push(s);
+    if (s >= total) return starts;
+  }
+}
 /** A built site has at least one of these (its EPD list in either path set): `serve` and `deploy` refuse other folders. */
 export const SITE_MARKERS = [listFile(PROCESSES, 'xml'), V1_LIST] as const;
 
@@ -207,6 +236,8 @@ export const TEMPLATE_ROUTES: Readonly<Record<string, string>> = {
   HEALTH,
   PROCESSES,
   SOURCES,
+  PAGES: PAGES_DIR,
+  PAGES_NAME: PAGES,
   // Sub-resources at a fixed name: {{ZIPEXPORT}} (the URL segment) and {{ZIPEXPORT_FILE}} (the file in <uuid>_files/).
   ...Object.fromEntries(
     SUB_RESOURCES.filter((s) => s.url !== 'name').flatMap((s) => [

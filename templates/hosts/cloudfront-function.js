@@ -10,9 +10,26 @@ var SUB = [
   [new RegExp('^/resource/{{PROCESSES}}/(' + UUID + ')/{{EPD}}$'), '/resource/{{PROCESSES}}/$1_files/{{EPD_FILE}}'],
   [new RegExp('^/resource/{{SOURCES}}/(' + UUID + ')/([^/]+)$'), '/resource/{{SOURCES}}/$1_files/$2']
 ];
+// Pre-paged EPD list (docs/hosting.md): per page size written, the last startIndex (size 1: the probe at 0 only).
+var LAST_PAGES = {{LAST_PAGES}};
+var DIGITS = /^(0|[1-9][0-9]*)$/;
 var FIXED = {
 {{FIXED_ROUTES}}
 };
+
+function arg(q, name) {
+  return q && q[name] && typeof q[name].value === 'string' ? q[name].value : '';
+}
+
+// startIndex (absent: 0) a multiple of a written pageSize up to its last page, and no name search: that page's file.
+function page(q) {
+  var size = arg(q, 'pageSize');
+  var start = arg(q, 'startIndex') || '0';
+  if (arg(q, 'name') || !DIGITS.test(size) || !DIGITS.test(start) || !LAST_PAGES.hasOwnProperty(size)) return '';
+  var p = Number(size);
+  var s = Number(start);
+  return s % p === 0 && s <= LAST_PAGES[size] ? '/{{PAGES}}/' + p + '/' + s : '';
+}
 
 function handler(event) {
   var request = event.request;
@@ -27,10 +44,10 @@ function handler(event) {
   var path = uri.length > 1 ? uri.replace(/\/+$/, '') : uri;
   var list = LIST.exec(path);
   if (list) {
-    var f = request.querystring && request.querystring.format;
     // soda4LCA answers XML unless format is JSON (any case); openLCA sends no format and needs XML.
-    var json = f && typeof f.value === 'string' && f.value.toLowerCase() === 'json';
-    request.uri = '/resource/' + list[1] + (json ? '/index.json' : '/index.xml');
+    var ext = arg(request.querystring, 'format').toLowerCase() === 'json' ? '.json' : '.xml';
+    var paged = list[1] === '{{PROCESSES}}' ? page(request.querystring) : '';
+    request.uri = (paged || '/resource/' + list[1] + '/index') + ext;
   } else if (FIXED[path]) {
     request.uri = FIXED[path];
   } else if (path === '/') {

@@ -156,7 +156,8 @@ for (const host of ['netlify', 'cloudflare-pages']) {
     assert.equal([...red.problems, ...hdr.problems], []);
     assert.ok(red.rules.length >= 10 && hdr.rules.length >= 9);
     const problems = [];
-    for (const x of apiExpectations(out)) {
+    // Neither routes startIndex/pageSize onto the page files (docs/hosting.md): the whole list answers.
+    for (const x of apiExpectations(out, { paged: false })) {
       const r = replay(out, red.rules, hdr.rules, x.url);
       if (x.status === 404) {
         if (r.body) problems.push(`${x.url}: expected 404`);

@@ -1,25 +1,15 @@
 // Real nginx and Apache httpd with the configs `build --host nginx,apache` emits, on the built example node.
 // They run in the foreground with their own prefix, pid and logs in a temp folder, on a free 127.0.0.1 port.
 // A missing binary skips with a notice on a developer machine, and fails in CI (env CI set).
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { build } from '../../dist/index.js';
-import { apiExpectations, checkApi, findBinary, ODD_DOC, freePort, httpGet, startProcess } from '../helpers/http.js';
+import { apiExpectations, checkApi, ODD_DOC, freePort, httpGet, startProcess } from '../helpers/http.js';
+import { APACHE, APACHE_MODULES, missing, NGINX, startApache, startNginx } from '../helpers/servers.js';
 import { cleanup, EXAMPLE_CONFIG, EXAMPLE_DATA, REAL_EPDS, tmp, wrongModes } from '../helpers/index.js';
-
-const NGINX = process.env.PO_NODE_TEST_NO_SERVERS ? null : findBinary('/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/bin/nginx');
-const APACHE = process.env.PO_NODE_TEST_NO_SERVERS ? null : findBinary('/usr/sbin/apache2', '/usr/sbin/httpd', '/usr/local/sbin/httpd');
-const APACHE_MODULES = ['/usr/lib/apache2/modules', '/usr/lib64/httpd/modules', '/usr/lib/httpd/modules'].find((d) => {
-  try {
-    return statSync(d).isDirectory();
-  } catch {
-    return false;
-  }
-});
-const isRoot = process.getuid?.() === 0;
 
 let ctx;
 async function setup() {
@@ -86,39 +76,13 @@ async function extraChecks(port, out, uuid) {
   return problems;
 }
 
-/** No binary: a visible skip on a developer machine, a failing test in CI (env CI), never a silent pass. */
-function missing(s, name, title) {
-  if (process.env.CI) {
-    s(title, () =>
-      assert.unreachable(`${name} is not installed, and CI must run the real-server tests (.ci/run installs it with apt-get)`),
-    );
-    return;
-  }
-  console.warn(`\n  NOTICE: ${name} not found: its real-server test is SKIPPED (install it: apt-get install ${name})\n`);
-  s.skip(title, () => {});
-}
-
 const Nginx = suite('hosts: real nginx');
 if (!NGINX) {
   missing(Nginx, 'nginx', 'every API URL through nginx');
 } else {
   Nginx('every API URL of both path sets through nginx with the emitted conf.d file', async () => {
     const { dir, port, out, deploy, expectations, uuid } = await setup();
-    const prefix = join(dir, 'nginx');
-    mkdirSync(join(prefix, 'logs'), { recursive: true });
-    const conf = join(prefix, 'nginx.conf');
-    writeFileSync(
-      conf,
-      `${isRoot ? 'user nobody nogroup;\n' : ''}worker_processes 1;\ndaemon off;\npid ${prefix}/nginx.pid;\nerror_log ${prefix}/logs/error.log;\nevents { worker_connections 64; }\n` +
-        `http {\n  access_log ${prefix}/logs/access.log;\n  client_body_temp_path ${prefix}/body;\n  proxy_temp_path ${prefix}/proxy;\n  fastcgi_temp_path ${prefix}/fastcgi;\n  uwsgi_temp_path ${prefix}/uwsgi;\n  scgi_temp_path ${prefix}/scgi;\n` +
-        `  include ${deploy}/nginx/po-node.conf;\n}\n`,
-    );
-    const server = await startProcess(
-      NGINX,
-      ['-p', prefix, '-c', conf, '-e', `${prefix}/logs/error.log`],
-      port,
-      join(prefix, 'logs/error.log'),
-    );
+    const server = await startNginx(dir, deploy, port);
     try {
       const problems = [...(await checkApi(port, expectations)), ...(await extraChecks(port, out, uuid))];
       assert.equal(problems, [], problems.join('\n'));
@@ -167,19 +131,7 @@ if (!APACHE || !APACHE_MODULES) {
 } else {
   Apache('every API URL of both path sets through Apache with the emitted vhost and .htaccess', async () => {
     const { dir, port, out, deploy, expectations, uuid } = await setup();
-    const prefix = join(dir, 'apache');
-    mkdirSync(prefix, { recursive: true });
-    chmodSync(prefix, 0o755);
-    const mods = ['mpm_event', 'authz_core', 'mime', 'dir', 'rewrite', 'headers'];
-    const conf = join(prefix, 'httpd.conf');
-    writeFileSync(
-      conf,
-      `ServerRoot ${prefix}\nTypesConfig /dev/null\nDefaultRuntimeDir ${prefix}\nPidFile ${prefix}/httpd.pid\nErrorLog ${prefix}/error.log\nLogLevel warn\nMutex file:${prefix} default\n` +
-        mods.map((m) => `LoadModule ${m}_module ${APACHE_MODULES}/mod_${m}.so`).join('\n') +
-        `\n${isRoot ? 'User www-data\nGroup www-data\n' : ''}ServerName localhost\nListen 127.0.0.1:${port}\n` +
-        `<Directory />\n  AllowOverride None\n  Require all denied\n</Directory>\nInclude ${deploy}/apache/po-node.conf\n`,
-    );
-    const server = await startProcess(APACHE, ['-f', conf, '-DFOREGROUND'], port, join(prefix, 'error.log'));
+    const server = await startApache(dir, deploy, port);
     try {
       const problems = [...(await checkApi(port, expectations)), ...(await extraChecks(port, out, uuid))];
       assert.equal(problems, [], `${problems.join('\n')}\n${server.output()}`);
