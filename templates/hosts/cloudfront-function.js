@@ -10,6 +10,8 @@ var SUB = [
   [new RegExp('^/resource/{{PROCESSES}}/(' + UUID + ')/{{EPD}}$'), '/resource/{{PROCESSES}}/$1_files/{{EPD_FILE}}'],
   [new RegExp('^/resource/{{SOURCES}}/(' + UUID + ')/([^/]+)$'), '/resource/{{SOURCES}}/$1_files/$2']
 ];
+// A page per EPD: S3 has no folder index, so /epd/<uuid>/ names its index.html.
+var PAGE = new RegExp('^/{{EPD_PAGES}}/' + UUID + '/$');
 var FIXED = {
 {{FIXED_ROUTES}}
 };
@@ -18,6 +20,10 @@ function handler(event) {
   var request = event.request;
   var uri = request.uri;
   if (DATASET.test(uri)) return request;
+  if (PAGE.test(uri)) {
+    request.uri = uri + 'index.html';
+    return request;
+  }
   for (var i = 0; i < SUB.length; i++) {
     if (SUB[i][0].test(uri)) {
       request.uri = uri.replace(SUB[i][0], SUB[i][1]);
