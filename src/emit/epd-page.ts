@@ -3,8 +3,7 @@ import type { Dataset } from '../catalog/build.js';
 import type { ReferenceReport } from '../catalog/references.js';
 import type { ResolvedConfig } from '../config/load.js';
 import { pickText, type LangText } from '../parse/extract.js';
-import { ADDITIONAL_INDICATORS, extractLciaResults, MODULE_ORDER, type LciaResult } from '../parse/lcia.js';
-import { parseXml } from '../parse/xml.js';
+import { ADDITIONAL_INDICATORS, MODULE_ORDER, readLciaResults, type LciaResult } from '../parse/lcia.js';
 import { readInput } from '../read/zip.js';
 import { datasetFile, epdPageFile, epdPageUrl, HTML_TYPE, nodeUrl, PROCESSES, SUB_URL, v1EpdFile } from '../site/routes.js';
 import { GENERATOR_NAME, GENERATOR_VERSION } from '../version.js';
@@ -42,16 +41,10 @@ export function planEpdPages(epds: readonly Dataset[], cfg: ResolvedConfig, refe
     return {
       path: epdPageFile(uuid),
       contentType: HTML_TYPE,
-      source: { make: async () => Buffer.from(renderEpdPage(d, lciaOf(await readInput(d.file)), ctx)) },
+      source: { make: async () => Buffer.from(renderEpdPage(d, readLciaResults(await readInput(d.file)), ctx)) },
       key: `page:${key}`,
     };
   });
-}
-
-/** The LCIA results of an EPD document; none when it does not parse (it was accepted, so it does). */
-function lciaOf(bytes: Buffer): LciaResult[] {
-  const parsed = parseXml(bytes.toString('utf8').replace(/^\uFEFF/, ''));
-  return parsed.ok ? extractLciaResults(parsed.root) : [];
 }
 
 const LANG_RE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/;

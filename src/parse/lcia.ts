@@ -1,6 +1,8 @@
+import { splitProcess } from './body.js';
 import { NS } from './ilcd.js';
+import { decodeXml } from './safety.js';
 import { texts, type LangText } from './ref.js';
-import { attr, child, childrenOf, type XNode } from './xml.js';
+import { attr, child, childrenOf, parseXml, type XNode } from './xml.js';
 
 /** One impact indicator of an EPD: `LCIAResults/LCIAResult` (ilcd-epd-format.md §4). */
 export interface LciaResult {
@@ -51,4 +53,17 @@ export function extractLciaResults(root: XNode): LciaResult[] {
       amounts,
     };
   });
+}
+
+/**
+ * The LCIA results of an accepted process document (its well-formedness was checked when it was read). Only the
+ * `LCIAResults` element is parsed, cut out by the body scanner (src/parse/body.ts); a document the scanner does not
+ * read is parsed whole. A document that does not parse has no results to show.
+ */
+export function readLciaResults(bytes: Uint8Array): LciaResult[] {
+  const decoded = decodeXml(bytes);
+  if (!decoded.ok) return [];
+  const text = decoded.text;
+  const parsed = parseXml(splitProcess(text)?.lciaDocument() ?? text, { checked: true });
+  return parsed.ok ? extractLciaResults(parsed.root) : [];
 }
