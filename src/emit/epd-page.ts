@@ -76,8 +76,8 @@ function resultsTable(results: readonly LciaResult[]): string {
   const row = (r: LciaResult) => {
     const cells = cols.map((c) => {
       const a = r.amounts.find((x) => x.module === c.module && (x.scenario ?? '') === (c.scenario ?? ''));
-      // Empty: declared but not assessed; absent: not declared. Neither is 0.
-      return `<td>${a === undefined ? '' : a.value === '' ? '<abbr title="not declared">ND</abbr>' : esc(a.value)}</td>`;
+      // An empty epd:amount: the module is declared without a value for this indicator; absent: no amount at all. Neither is 0.
+      return `<td>${a === undefined ? '' : a.value === '' ? '<abbr title="no value declared">ND</abbr>' : esc(a.value)}</td>`;
     });
     return `<tr><th scope="row">${shown(r.names) || esc(r.method ?? '')}</th><td>${shown(r.units)}</td>${cells.join('')}</tr>`;
   };

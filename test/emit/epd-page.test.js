@@ -138,6 +138,25 @@ page('the catalogue links each EPD to its page; pages are a route of the routes 
   for (const f of pages) assert.is(siteContentType(f), HTML_TYPE);
 });
 
+page('only the v1 path set: the page links the v1 document; no soda4LCA, PDF or ZIP URL, whatever the references hold', async () => {
+  const { planEpdPages } = await import('../../dist/emit/epd-page.js');
+  const { extractDataset } = await import('../../dist/parse/extract.js');
+  const { parseXml } = await import('../../dist/parse/xml.js');
+  const e = REAL_EPDS.find((x) => x.uuid === 'ee8863aa-7276-4896-b07a-713937a3134d');
+  const abs = join(EXAMPLE_DATA, e.file);
+  const header = extractDataset(parseXml(readFileSync(abs, 'utf8')).root).dataset;
+  const d = { header, file: { abs, path: e.file, size: 0, kind: 'xml' }, sha256: 'x' };
+  const has = new Map([[e.uuid, {}]]);
+  const cfg = { pathSets: { default: false, v1: true }, zipExport: true, node: { name: 'v1 node' } };
+  const [planned] = planEpdPages([d], cfg, { epdPdf: has, closures: has });
+  assert.is(planned.path, `epd/${e.uuid}/index.html`);
+  const doc = Buffer.from(await planned.source.make()).toString('utf8');
+  assert.match(doc, `href="../../v1/epds/${e.uuid}"`);
+  assert.not.match(doc, 'resource/');
+  assert.is(Object.keys(lciaTable(doc)).length, 7);
+  assert.is(jsonLd(doc).distribution.length, 1);
+});
+
 page('hostile names, languages and codes are escaped everywhere, JSON-LD included', async () => {
   const dir = join(tmp(), 'in');
   mkdirSync(dir);
