@@ -76,7 +76,7 @@ function resultsTable(results: readonly LciaResult[]): string {
   const row = (r: LciaResult) => {
     const cells = cols.map((c) => {
       const a = r.amounts.find((x) => x.module === c.module && (x.scenario ?? '') === (c.scenario ?? ''));
-      // An empty epd:amount: the module is declared without a value for this indicator; absent: no amount at all. Neither is 0.
+      // An empty epd:amount: the module is declared without a value for this indicator; absent: no amount. Neither is 0.
       return `<td>${a === undefined ? '' : a.value === '' ? '<abbr title="no value declared">ND</abbr>' : esc(a.value)}</td>`;
     });
     return `<tr><th scope="row">${shown(r.names) || esc(r.method ?? '')}</th><td>${shown(r.units)}</td>${cells.join('')}</tr>`;
@@ -84,16 +84,13 @@ function resultsTable(results: readonly LciaResult[]): string {
   const extra = (r: LciaResult) => ADDITIONAL_INDICATORS.has(r.method ?? '');
   const core = results.filter((r) => !extra(r)).map(row);
   const additional = results.filter(extra).map(row);
-  const span = cols.length + 2;
+  const group = (title: string, rows: string[]) =>
+    `<tbody>\n<tr><th colspan="${cols.length + 2}" scope="colgroup" class="group">${title}</th></tr>\n${rows.join('\n')}\n</tbody>`;
   return [
     '<div class="scroll" role="region" aria-labelledby="lcia" tabindex="0"><table>',
     `<thead><tr><th scope="col">Indicator</th><th scope="col">Unit</th>${head.join('')}</tr></thead>`,
-    `<tbody>\n<tr><th colspan="${span}" scope="colgroup" class="group">Core indicators</th></tr>\n${core.join('\n')}\n</tbody>`,
-    ...(additional.length
-      ? [
-          `<tbody>\n<tr><th colspan="${span}" scope="colgroup" class="group">Additional indicators</th></tr>\n${additional.join('\n')}\n</tbody>`,
-        ]
-      : []),
+    group('Core indicators', core),
+    ...(additional.length ? [group('Additional indicators', additional)] : []),
     '</table></div>',
   ].join('\n');
 }

@@ -6,7 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { build } from '../../dist/index.js';
 import { HTML_TYPE, ROUTES, siteContentType } from '../../dist/site/routes.js';
-import { buildExample, cleanup, EXAMPLE_DATA, REAL_EPDS, tmp, walkFiles } from '../helpers/index.js';
+import { buildExample, cleanup, EXAMPLE_DATA, REAL_EPDS, success, tmp, walkFiles } from '../helpers/index.js';
 
 const BASE = 'http://localhost:8080';
 const page = suite('EPD pages');
@@ -144,13 +144,15 @@ page('only the v1 path set: the page links the v1 document; no soda4LCA, PDF or 
   const { parseXml } = await import('../../dist/parse/xml.js');
   const e = REAL_EPDS.find((x) => x.uuid === 'ee8863aa-7276-4896-b07a-713937a3134d');
   const abs = join(EXAMPLE_DATA, e.file);
-  const header = extractDataset(parseXml(readFileSync(abs, 'utf8')).root).dataset;
-  const d = { header, file: { abs, path: e.file, size: 0, kind: 'xml' }, sha256: 'x' };
+  const header = success(extractDataset(success(parseXml(readFileSync(abs, 'utf8'))).root)).dataset;
+  const d = /** @type {any} */ ({ header, file: { abs, path: e.file, size: 0, kind: 'xml' }, sha256: 'x' });
   const has = new Map([[e.uuid, {}]]);
   const cfg = { pathSets: { default: false, v1: true }, zipExport: true, node: { name: 'v1 node' } };
-  const [planned] = planEpdPages([d], cfg, { epdPdf: has, closures: has });
+  const [planned] = planEpdPages([d], /** @type {any} */ (cfg), /** @type {any} */ ({ epdPdf: has, closures: has }));
   assert.is(planned.path, `epd/${e.uuid}/index.html`);
-  const doc = Buffer.from(await planned.source.make()).toString('utf8');
+  const source = planned.source;
+  if (!('make' in source)) throw new Error('a page is made when it is written');
+  const doc = Buffer.from(await source.make()).toString('utf8');
   assert.match(doc, `href="../../v1/epds/${e.uuid}"`);
   assert.not.match(doc, 'resource/');
   assert.is(Object.keys(lciaTable(doc)).length, 7);
