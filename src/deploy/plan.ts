@@ -13,7 +13,7 @@ const HEALTH = new Set<string>(Object.values(HEALTH_FILES));
 export function phaseOf(rel: string): Phase {
   if (isDatasetPath(rel) || isDocumentPath(rel)) return 'datasets';
   if (HEALTH.has(rel)) return 'health';
-  // Lists (all types, both path sets), nodeinfo, index.html.
+  // Lists (all types, both path sets), nodeinfo, index.html and the EPD pages (their links lead to the datasets).
   return 'lists';
 }
 

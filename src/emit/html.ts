@@ -1,12 +1,13 @@
 import { readFileSync } from 'node:fs';
 import type { PlanContext } from './files.js';
-import { EPD_DIRS, routeEnabled, ROUTES } from '../site/routes.js';
+import { EPD_DIRS, epdPageUrl, routeEnabled, ROUTES } from '../site/routes.js';
 import { pickText } from '../parse/extract.js';
 import { GENERATOR_NAME, GENERATOR_VERSION } from '../version.js';
 
 const template = readFileSync(new URL('../../templates/index.html', import.meta.url), 'utf8');
 
-function esc(s: string): string {
+/** The one HTML escape of the site's pages: text and attribute values (names in EPDs are hostile input). */
+export function esc(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
@@ -29,13 +30,13 @@ export function renderIndexHtml({ catalog, cfg, builtAt }: PlanContext): string 
   const rows = catalog.epds.map((d) => {
     const p = d.header.process!;
     const cells = [
-      `<a href="${folder}/${d.header.uuid}">${esc(pickText(p.names) ?? d.header.uuid)}</a>`,
+      `<a href="${epdPageUrl(d.header.uuid)}">${esc(pickText(p.names) ?? d.header.uuid)}</a>`,
       esc(p.registrationNumber ?? ''),
       esc(p.location ?? ''),
       esc(p.referenceYear ?? ''),
       esc(p.validUntil ?? ''),
       esc(d.header.version),
-      `<code>${d.header.uuid}</code>`,
+      `<a href="${folder}/${d.header.uuid}" title="ILCD XML"><code>${d.header.uuid}</code></a>`,
     ];
     return `<tr>${cells.map((c) => `<td>${c}</td>`).join('')}</tr>`;
   });

@@ -6,6 +6,7 @@ import { pageFile, pageStarts, V1_LIST, v1EpdFile } from '../site/routes.js';
 import { v1ListJson } from './draft-v1.js';
 import { inputSource, type PlanContext, type PlannedFile } from './files.js';
 import { renderIndexHtml } from './html.js';
+import { planEpdPages } from './epd-page.js';
 import { nodeInfoXml, processListJson, processListXml } from './soda4lca.js';
 import { append } from '../util/append.js';
 
@@ -43,6 +44,7 @@ export function planSite({ catalog, cfg, builtAt, references }: PlanContext): Pl
     for (const d of catalog.epds) add(v1EpdFile(d.header.uuid), LIST_XML_TYPE, inputSource(d.file), `sha256:${d.sha256}`);
     add(V1_LIST, LIST_JSON_TYPE, { parts: () => v1ListJson(catalog.epds, cfg) });
   }
+  append(files, planEpdPages(catalog.epds, cfg, references));
   add(INDEX_HTML, HTML_TYPE, { text: renderIndexHtml({ catalog, cfg, builtAt }) });
   return files;
 }

@@ -24,6 +24,11 @@ export interface SplitDocument {
   head: string;
   /** Builds a document of the root start tag, the `exchanges` start tag and the given exchanges, for grafting. */
   exchangesDocument(internalIds: readonly string[]): string | undefined;
+  /**
+   * A document of the root start tag and the `LCIAResults` element alone (the EPD pages' results; an empty root when
+   * there is none); undefined when the head may hide markup (an open comment, CDATA or PI): parse the whole document.
+   */
+  lciaDocument(): string | undefined;
   /** References in the body, with the XPaths a full parse gives them (collectRefs in extract.ts). */
   refs: Ref[];
   body: BodyFacts;
@@ -84,6 +89,8 @@ export function splitProcess(text: string): SplitDocument | undefined {
   const bound = new Map(rootScope);
   let exchangesTag: { qname: string; start: string } | undefined;
   let openExchange: { id: string; at: number } | undefined;
+  // The first LCIAResults element: its frame while open, then its span.
+  let lcia: { frame?: Frame; at: number; end?: number } | undefined;
   const body: BodyFacts = { lciaResults: 0, amountModules: [] };
   let i = bodyAt;
   for (;;) {
@@ -97,6 +104,7 @@ export function splitProcess(text: string): SplitDocument | undefined {
       // End tag: must close the open element, with nothing after the slash but the name.
       if (m[3] || m[4]) return undefined;
       const top = stack.pop()!;
+      if (lcia && lcia.frame === top) lcia = { at: lcia.at, end: TOKEN.lastIndex };
       if (qname !== top.qname) return undefined;
       if (stack.length === 0) {
         if (i !== end || !onlyProlog(text, TOKEN.lastIndex)) return undefined;
@@ -137,6 +145,8 @@ export function splitProcess(text: string): SplitDocument | undefined {
           role = 'amount';
       }
       if (role === 'exchanges' && !exchangesTag && !m[4]) exchangesTag = { qname, start: m[0] };
+      if (depth === 1 && !lcia && isNamed(frame, NS.process, 'LCIAResults'))
+        lcia = m[4] ? { at: i, end: TOKEN.lastIndex } : { frame, at: i };
       if (role === 'result') body.lciaResults++;
       if (role === 'exchange' || role === 'amount' || rawAttrs.includes('refObjectId')) {
         const attrs = readAttrs(rawAttrs, scope);
@@ -173,6 +183,12 @@ export function splitProcess(text: string): SplitDocument | undefined {
     head: `${text.slice(0, bodyAt)}</${rootQName}>`,
     refs: bodyRefs,
     body,
+    lciaDocument() {
+      // The body was found by a search, not by the tokenizer: it must not start inside a comment, CDATA or a PI.
+      const open = (a: string, b: string) => text.lastIndexOf(a, bodyAt) > text.lastIndexOf(b, bodyAt);
+      if (open('<!--', '-->') || open('<![CDATA[', ']]>') || open('<?', '?>')) return undefined;
+      return `${rootStart}${lcia?.end === undefined ? '' : text.slice(lcia.at, lcia.end)}</${rootQName}>`;
+    },
     exchangesDocument(ids) {
       const spans = ids.flatMap((id) => (exchanges.has(id) ? [exchanges.get(id)!] : []));
       if (!exchangesTag || !spans.length) return undefined;

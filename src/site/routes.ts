@@ -14,6 +14,8 @@ const RESOURCE = 'resource';
 const V1 = 'v1';
 const HEALTH = 'healthz';
 const NODEINFO = 'nodeinfo';
+/** The human pages, one folder per EPD (`/epd/<uuid>/`, its index.html). */
+const EPD_PAGES = 'epd';
 
 /**
  * URLs written into documents. With a base URL they are absolute, as soda4LCA writes them;
@@ -104,6 +106,14 @@ export function datasetFile(folder: string, uuid: string): string {
 export function v1EpdFile(uuid: string): string {
   return `${EPD_DIRS.v1}/${safeUuid(uuid)}`;
 }
+/** The page of an EPD: a folder index, linked with its trailing slash so the page's relative links resolve. */
+export function epdPageFile(uuid: string): string {
+  return `${epdPageUrl(uuid)}${INDEX_HTML}`;
+}
+/** The page's URL path relative to the site root (`epd/<uuid>/`); `../../` leads back to the root. */
+export function epdPageUrl(uuid: string): string {
+  return `${EPD_PAGES}/${safeUuid(uuid)}/`;
+}
 
 /**
  * Sub-resources of a dataset URL (`/resource/<folder>/<uuid>/<url>`). `<uuid>` is a file, so they live in the sibling
@@ -117,6 +127,11 @@ export const SUB_RESOURCES = [
 export type SubResource = (typeof SUB_RESOURCES)[number];
 
 const [ZIPEXPORT, EPD_PDF, SOURCE_DOCUMENT] = SUB_RESOURCES;
+/** The URL paths (relative to the site root) of an EPD's PDF and ZIP export, as soda4LCA names them. */
+export const SUB_URL = {
+  epdPdf: (uuid: string) => `${datasetFile(PROCESSES, uuid)}/${EPD_PDF.url}`,
+  zipExport: (uuid: string) => `${datasetFile(PROCESSES, uuid)}/${ZIPEXPORT.url}`,
+} as const;
 /** The files of the sub-resources. */
 export const SUB = {
   sourceFile: (uuid: string, name: string) => subResourceFile(SOURCE_DOCUMENT, uuid, name),
@@ -191,6 +206,7 @@ function subRoute(s: SubResource): Route {
 /** Every public URL of a site, both path sets. */
 export const ROUTES: readonly Route[] = [
   one('home', 'both', '/', INDEX_HTML, HTML_TYPE, 'HTML catalogue'),
+  one('epd-page', 'both', `/${EPD_PAGES}/{uuid}/`, `${EPD_PAGES}/{uuid}/${INDEX_HTML}`, HTML_TYPE, 'EPD page'),
   ...DATASET_FOLDERS.map(listRoute),
   {
     id: 'v1:list',
@@ -220,7 +236,7 @@ export function routeEnabled(r: Route, pathSets: Readonly<Record<PathSet, boolea
 }
 
 /** Folders a deploy may delete from (plus index.html): everything else under the target prefix is not po-node's. */
-export const SITE_TOP_FOLDERS = [RESOURCE, V1, NODEINFO, HEALTH] as const;
+export const SITE_TOP_FOLDERS = [RESOURCE, V1, NODEINFO, HEALTH, EPD_PAGES] as const;
 
 const UUID_SRC = '[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}';
 /** Alternation of the resource folders, for the regular expressions of the host configs and `serve`. */
@@ -234,6 +250,7 @@ export const TEMPLATE_ROUTES: Readonly<Record<string, string>> = {
   V1_EPDS: EPD_DIRS.v1,
   NODEINFO,
   HEALTH,
+  EPD_PAGES,
   PROCESSES,
   SOURCES,
   PAGES: PAGES_DIR,

@@ -13,6 +13,8 @@ var SUB = [
 // Pre-paged EPD list (docs/hosting.md): per page size written, the last startIndex (size 1: the probe at 0 only).
 var LAST_PAGES = {{LAST_PAGES}};
 var DIGITS = /^(0|[1-9][0-9]*)$/;
+// A page per EPD: S3 has no folder index, so /epd/<uuid>/ names its index.html.
+var PAGE = new RegExp('^/{{EPD_PAGES}}/' + UUID + '/$');
 var FIXED = {
 {{FIXED_ROUTES}}
 };
@@ -35,6 +37,10 @@ function handler(event) {
   var request = event.request;
   var uri = request.uri;
   if (DATASET.test(uri)) return request;
+  if (PAGE.test(uri)) {
+    request.uri = uri + 'index.html';
+    return request;
+  }
   for (var i = 0; i < SUB.length; i++) {
     if (SUB[i][0].test(uri)) {
       request.uri = uri.replace(SUB[i][0], SUB[i][1]);

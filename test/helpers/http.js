@@ -138,6 +138,8 @@ export function apiExpectations(out, { paged = true } = {}) {
     const src = readFileSync(join(EXAMPLE_DATA, d.file));
     add(`/resource/processes/${d.uuid}`, 'xml', src);
     add(`/v1/epds/${d.uuid}`, 'xml', src);
+    // The page of each EPD: a folder index, as every static host serves one.
+    if (existsSync(join(out, 'epd', d.uuid))) add(`/epd/${d.uuid}/`, 'text/html', file(`epd/${d.uuid}/index.html`));
   }
   for (const folder of ['flows', 'flowproperties', 'unitgroups', 'contacts', 'sources', 'lciamethods']) {
     const dir = join(out, 'resource', folder);
@@ -184,6 +186,7 @@ export function apiExpectations(out, { paged = true } = {}) {
   add(`/resource/processes/${UNKNOWN_UUID}`, null, null, 404);
   add(`/v1/epds/${UNKNOWN_UUID}`, null, null, 404);
   add(`/resource/flows/${UNKNOWN_UUID}`, null, null, 404);
+  add(`/epd/${UNKNOWN_UUID}/`, null, null, 404);
   return e;
 }
 

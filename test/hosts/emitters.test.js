@@ -30,6 +30,7 @@ function s3Object(out, uri) {
 function s3Type(uri) {
   if (uri.endsWith('.json')) return 'json';
   if (uri.endsWith('.xml')) return 'xml';
+  if (uri.endsWith('.html')) return 'text/html';
   if (UUID.test(uri.split('/').pop())) return 'xml';
   return documentType(decodeURIComponent(uri));
 }
@@ -137,13 +138,20 @@ const matchPath = (pattern, path) =>
 function replay(out, redirects, headers, url) {
   const { path, query } = splitUrl(url);
   const rule = redirects.find((r) => r.from === path && Object.entries(r.query).every(([k, v]) => query[k] === v));
-  const file = rule ? rule.to : path;
+  // Both platforms answer a folder URL with its index.html (the EPD pages, epd/<uuid>/).
+  const file = rule ? rule.to : path.endsWith('/') ? `${path}index.html` : path;
   const body = s3Object(out, file);
   const h = {};
   for (const r of headers) if (matchPath(r.path, path) || matchPath(r.path, file)) Object.assign(h, r.headers);
   const type =
     h['content-type'] ??
-    (file.endsWith('.json') ? 'application/json' : file.endsWith('.xml') ? 'application/xml' : documentType(decodeURIComponent(file)));
+    (file.endsWith('.json')
+      ? 'application/json'
+      : file.endsWith('.xml')
+        ? 'application/xml'
+        : file.endsWith('.html')
+          ? 'text/html'
+          : documentType(decodeURIComponent(file)));
   return { body, type, cors: h['access-control-allow-origin'] };
 }
 

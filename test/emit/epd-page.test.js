@@ -1,0 +1,188 @@
+// Issue 14: a page per EPD (epd/<uuid>/index.html), built from the five real EPDs of the example node and from a
+// hostile copy of one of them.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { build } from '../../dist/index.js';
+import { HTML_TYPE, ROUTES, siteContentType } from '../../dist/site/routes.js';
+import { buildExample, cleanup, EXAMPLE_DATA, REAL_EPDS, success, tmp, walkFiles } from '../helpers/index.js';
+
+const BASE = 'http://localhost:8080';
+const page = suite('EPD pages');
+let out;
+page.before(async () => {
+  ({ out } = await buildExample());
+});
+page.after(cleanup);
+
+const html = (dir, uuid) => readFileSync(join(dir, 'epd', uuid, 'index.html'), 'utf8');
+const unescape = (s) =>
+  s
+    .replace(/<[^>]*>/g, '')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, '&');
+
+/** The results table as { indicator: { column: cell text } }; columns are module names, with the scenario after a space. */
+function lciaTable(doc) {
+  const table = doc.slice(doc.indexOf('<table>'), doc.indexOf('</table>'));
+  const cols = [...table.slice(0, table.indexOf('</thead>')).matchAll(/<th scope="col">(.*?)<\/th>/g)].map((m) =>
+    unescape(m[1].replace('<br>', ' ')),
+  );
+  const rows = {};
+  for (const [, row] of table.matchAll(/<tr><th scope="row">(.*?)<\/tr>/g)) {
+    const name = unescape(row.slice(0, row.indexOf('</th>')));
+    const cells = [...row.matchAll(/<td>(.*?)<\/td>/g)].map((m) => unescape(m[1]));
+    rows[name] = Object.fromEntries(cols.slice(1).map((c, i) => [c, cells[i]]));
+  }
+  return rows;
+}
+
+/** JSON-LD of a page: parses as JSON. */
+function jsonLd(doc) {
+  const m = /<script type="application\/ld\+json">([\s\S]*?)<\/script>/.exec(doc);
+  assert.ok(m, 'JSON-LD script');
+  return JSON.parse(m[1]);
+}
+
+/** Every URL a page loads or links: none outside the node (no CDN, no fonts, no images from elsewhere). */
+function assertSelfContained(doc) {
+  for (const [, url] of doc.matchAll(/(?:href|src)="([^"]*)"/g)) {
+    assert.ok(!/^[a-z][a-z0-9+.-]*:|^\/\//i.test(url) || url.startsWith(`${BASE}/`), `external URL ${url}`);
+  }
+  assert.not.match(doc, /@import|url\(|<script(?! type="application\/ld\+json")/);
+}
+
+// Values read off the XML by hand: one LCIA cell per EPD (module, scenario), the indicator by its English name.
+const HAND_READ = {
+  '2eb43850-0ab2-4068-afe5-218d69a096f8': [
+    ['Global Warming Potential total (GWP-total)', 'A1-A3', '6.529'],
+    ['Global Warming Potential total (GWP-total)', 'D S2', '-0.2187'],
+  ],
+  'daa1778e-be8f-4d2f-b1b3-c32ca2f0e90d': [
+    ['Abiotic depletion potential for non fossil resources (ADPE)', 'A4', '2.39E-6'],
+    // An empty epd:amount: declared, not assessed; shown as ND, not 0.
+    ['Abiotic depletion potential for non fossil resources (ADPE)', 'B2', 'ND'],
+  ],
+  '8bc0d502-7f9b-43ab-af31-d55d23a708f1': [['Abiotic depletion potential for fossil resources (ADPF)', 'A1-A3', '1030.0']],
+  'a6ef2d29-49bd-4aaf-ac19-1e3975e4fa51': [['Abiotic depletion potential - non-fossil resources (ADPE)', 'A2', '4.7E-4']],
+  'ee8863aa-7276-4896-b07a-713937a3134d': [['Abiotic depletion potential for non fossil resources (ADPE)', 'A5', '2.31E-7']],
+};
+
+page('each real EPD has a page: names in all languages, registration number, LCIA values as in the XML', () => {
+  for (const e of REAL_EPDS) {
+    const doc = html(out, e.uuid);
+    for (const n of e.names) assert.match(doc, `<span lang="${n.lang}">${n.value.replace(/&/g, '&amp;')}</span>`, `${e.uuid} ${n.lang}`);
+    if (e.registrationNumber) assert.match(doc, `<dd>${e.registrationNumber}</dd>`);
+    if (e.location) assert.match(doc, `<dd>${e.location}</dd>`);
+    const table = lciaTable(doc);
+    for (const [indicator, column, value] of HAND_READ[e.uuid])
+      assert.is(table[indicator]?.[column], value, `${e.uuid} ${indicator} ${column}`);
+  }
+});
+
+page('A2 EPDs: the 13 core indicators first, the 6 additional ones in their own group', () => {
+  const doc = html(out, '2eb43850-0ab2-4068-afe5-218d69a096f8');
+  assert.is(Object.keys(lciaTable(doc)).length, 19);
+  const [core, additional] = doc.split('Additional indicators');
+  assert.is(core.match(/<tr><th scope="row">/g).length, 13);
+  assert.is(additional.match(/<tr><th scope="row">/g).length, 6);
+  assert.match(additional, '(PM)');
+});
+
+page('links: ILCD XML (soda4LCA and v1), PDF and ZIP export where present, all relative to the page', () => {
+  const ibu = html(out, '2eb43850-0ab2-4068-afe5-218d69a096f8');
+  const u = '2eb43850-0ab2-4068-afe5-218d69a096f8';
+  assert.match(ibu, `href="../../resource/processes/${u}"`);
+  assert.match(ibu, `href="../../v1/epds/${u}"`);
+  assert.match(ibu, `href="../../resource/processes/${u}/zipexport"`);
+  assert.match(ibu, `${BASE}/resource/processes/${u}`);
+  assert.not.match(ibu, '/epd"'); // the IBU PDF is not in its export
+  const oekobau = html(out, 'ee8863aa-7276-4896-b07a-713937a3134d');
+  assert.match(oekobau, 'href="../../resource/processes/ee8863aa-7276-4896-b07a-713937a3134d/epd"');
+  for (const e of REAL_EPDS) {
+    const doc = html(out, e.uuid);
+    // Every relative link leads to a file of the site (the PDF and ZIP through their soda4LCA URLs).
+    for (const [, href] of doc.matchAll(/href="(\.\.\/\.\.\/[^"]*)"/g)) {
+      const rel = href.slice(6).replace(/\/(epd|zipexport)$/, (_, s) => `_files/${s === 'epd' ? 'epd.pdf' : 'zipexport.zip'}`);
+      assert.ok(rel === '' || walkFiles(out).some((f) => relative(out, f) === rel), `${e.uuid}: ${href}`);
+    }
+  }
+});
+
+page('JSON-LD: a schema.org Dataset; lang attributes; nothing loaded from outside the node', () => {
+  for (const e of REAL_EPDS) {
+    const doc = html(out, e.uuid);
+    const ld = jsonLd(doc);
+    assert.is(ld['@context'], 'https://schema.org');
+    assert.is(ld['@type'], 'Dataset');
+    assert.is(ld.identifier[0], e.uuid);
+    assert.is(ld.url, `${BASE}/epd/${e.uuid}/`);
+    assert.match(doc, /^<!doctype html>\n<html lang="en">/);
+    assert.match(doc, '<meta name="viewport" content="width=device-width, initial-scale=1">');
+    assertSelfContained(doc);
+  }
+});
+
+page('the catalogue links each EPD to its page; pages are a route of the routes table', () => {
+  const index = readFileSync(join(out, 'index.html'), 'utf8');
+  for (const e of REAL_EPDS) assert.match(index, `href="epd/${e.uuid}/"`);
+  const route = ROUTES.find((r) => r.id === 'epd-page');
+  assert.equal(route.files, [{ file: 'epd/{uuid}/index.html', type: HTML_TYPE }]);
+  const pages = walkFiles(out)
+    .map((f) => relative(out, f))
+    .filter((f) => f.startsWith('epd/'));
+  assert.is(pages.length, REAL_EPDS.length);
+  for (const f of pages) assert.is(siteContentType(f), HTML_TYPE);
+});
+
+page('only the v1 path set: the page links the v1 document; no soda4LCA, PDF or ZIP URL, whatever the references hold', async () => {
+  const { planEpdPages } = await import('../../dist/emit/epd-page.js');
+  const { extractDataset } = await import('../../dist/parse/extract.js');
+  const { parseXml } = await import('../../dist/parse/xml.js');
+  const e = REAL_EPDS.find((x) => x.uuid === 'ee8863aa-7276-4896-b07a-713937a3134d');
+  const abs = join(EXAMPLE_DATA, e.file);
+  const header = success(extractDataset(success(parseXml(readFileSync(abs, 'utf8'))).root)).dataset;
+  const d = /** @type {any} */ ({ header, file: { abs, path: e.file, size: 0, kind: 'xml' }, sha256: 'x' });
+  const has = new Map([[e.uuid, {}]]);
+  const cfg = { pathSets: { default: false, v1: true }, zipExport: true, node: { name: 'v1 node' } };
+  const [planned] = planEpdPages([d], /** @type {any} */ (cfg), /** @type {any} */ ({ epdPdf: has, closures: has }));
+  assert.is(planned.path, `epd/${e.uuid}/index.html`);
+  const source = planned.source;
+  if (!('make' in source)) throw new Error('a page is made when it is written');
+  const doc = Buffer.from(await source.make()).toString('utf8');
+  assert.match(doc, `href="../../v1/epds/${e.uuid}"`);
+  assert.not.match(doc, 'resource/');
+  assert.is(Object.keys(lciaTable(doc)).length, 7);
+  assert.is(jsonLd(doc).distribution.length, 1);
+});
+
+page('hostile names, languages and codes are escaped everywhere, JSON-LD included', async () => {
+  const dir = join(tmp(), 'in');
+  mkdirSync(dir);
+  const e = REAL_EPDS[0];
+  const evil = "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;&quot;'&amp;";
+  const xml = readFileSync(join(EXAMPLE_DATA, e.file), 'utf8')
+    .replace('<baseName xml:lang="en">2-layer parquet</baseName>', `<baseName xml:lang="en">${evil}</baseName>`)
+    .replace('<baseName xml:lang="de">', '<baseName xml:lang="de&quot; onmouseover=&quot;alert(1)">')
+    .replace(/<common:registrationNumber>[^<]*/, `<common:registrationNumber>${evil}`);
+  writeFileSync(join(dir, 'epd.xml'), xml);
+  const site = join(tmp(), 'site');
+  // The schema rejects such a language code (xml:lang); without XSD validation the page must still not carry it.
+  const result = await build({ inputs: [dir], out: site, baseUrl: BASE, xsd: false, now: new Date('2024-01-01T00:00:00Z') });
+  assert.ok(result.written);
+  const doc = html(site, e.uuid);
+  assert.not.match(doc, '<script>');
+  assert.not.match(doc, 'onmouseover="');
+  assert.is(doc.match(/<\/script/gi).length, 1); // the JSON-LD's own end tag: no text can close it early
+  assert.match(doc, "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;&quot;'&amp;");
+  const ld = jsonLd(doc);
+  assert.is(ld.name, '</script><script>alert(1)</script>"\'&');
+  assert.ok(ld.identifier.includes('</script><script>alert(1)</script>"\'&'));
+  const index = readFileSync(join(site, 'index.html'), 'utf8');
+  assert.not.match(index, '<script>');
+});
+
+page.run();
