@@ -18,6 +18,8 @@ export interface PoolOptions extends ReadOptions {
   onChunk?: (files: number) => void;
   /** xmllint processes of the early XSD run (default XSD_PROCESSES; PO_NODE_XSD_PROCESSES overrides). */
   xsdProcesses?: number;
+  /** false: every file's XSD in its chunk, as without the system's xmllint (tests compare both paths). */
+  earlyXsd?: boolean;
 }
 
 /** Inputs per chunk (default; xsdBatchSize sets it), capped by size too so a chunk's XSD batch stays within the wasm memory. */
@@ -54,7 +56,7 @@ export async function readAll(
   opts: PoolOptions,
   sink: (index: number, outcome: ReadOutcome) => void,
 ): Promise<void> {
-  const { threads, onChunk, workerHeapMb = WORKER_HEAP_MB, xsdProcesses, ...readOpts } = opts;
+  const { threads, onChunk, workerHeapMb = WORKER_HEAP_MB, xsdProcesses, earlyXsd = true, ...readOpts } = opts;
   const perChunk = opts.xsdBatchSize ?? CHUNK_FILES;
   const chunks: InputFile[][] = [];
   const starts: number[] = [];
@@ -72,7 +74,8 @@ export async function readAll(
   }
   if (cur.length) chunks.push(cur);
 
-  const early = (opts.validation?.xsd ?? true) && files.length && xsdEngine() === 'native' ? new EarlyXsd(files, opts) : undefined;
+  const early =
+    earlyXsd && (opts.validation?.xsd ?? true) && files.length && xsdEngine() === 'native' ? new EarlyXsd(files, opts) : undefined;
   const left = chunks.map((c) => c.length);
   const chunkOf = (i: number) => {
     let lo = 0;
