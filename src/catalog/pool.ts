@@ -41,7 +41,7 @@ export function defaultThreads(env: NodeJS.ProcessEnv = process.env): number {
 
 /** Documents per xmllint call of the early XSD run, and calls at once (docs/performance.md). */
 const XSD_BATCH = 250;
-const XSD_PROCESSES = 1;
+const XSD_PROCESSES = 2;
 
 /**
  * Read, parse and validate files on every core: chunks go to worker threads, each running levels 1, 2 and 4.
