@@ -1,7 +1,13 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { readFileSync } from 'node:fs';
+import type { Finding, Severity } from '../findings.js';
+import { finding } from '../messages/finding.js';
+import { decodeXml } from '../parse/safety.js';
 import type { InputFile } from '../read/inputs.js';
-import { readChunk, type ReadOptions, type ReadOutcome } from './read.js';
+import { sniffSchema, XsdStream, type StreamDoc, type StreamResult } from '../validate/xsd-stream.js';
+import { reportFindings, validateXsd, xsdEngine } from '../validate/xsd.js';
+import { addXsdFindings, readChunk, readDocument, type ChunkResult, type ReadOptions, type ReadOutcome } from './read.js';
 
 export interface PoolOptions extends ReadOptions {
   /** Worker threads; default: the cores available (PO_NODE_THREADS overrides, 1 = no workers). */
@@ -10,6 +16,10 @@ export interface PoolOptions extends ReadOptions {
   workerHeapMb?: number;
   /** Called after each chunk with the number of files it held. */
   onChunk?: (files: number) => void;
+  /** xmllint processes of the early XSD run (default XSD_PROCESSES; PO_NODE_XSD_PROCESSES overrides). */
+  xsdProcesses?: number;
+  /** false: every file's XSD in its chunk, as without the system's xmllint (tests compare both paths). */
+  earlyXsd?: boolean;
 }
 
 /** Inputs per chunk (default; xsdBatchSize sets it), capped by size too so a chunk's XSD batch stays within the wasm memory. */
@@ -29,18 +39,24 @@ export function defaultThreads(env: NodeJS.ProcessEnv = process.env): number {
   return Number.isInteger(n) && n >= 1 ? n : availableParallelism();
 }
 
+/** Documents per xmllint call of the early XSD run, and calls at once (docs/performance.md). */
+const XSD_BATCH = 250;
+const XSD_PROCESSES = 2;
+
 /**
- * Read, parse and validate files on every core: chunks go to worker threads, each running levels 1-4
- * (the XSD validator runs in a wasm thread of its own meanwhile). Outcomes come back in input order, so
- * the build stays deterministic whatever the scheduling. Each outcome goes to `sink` as its chunk is done
- * (with its index in `files`), so nothing but what the sink keeps stays in memory.
+ * Read, parse and validate files on every core: chunks go to worker threads, each running levels 1, 2 and 4.
+ * Level 3 starts at once beside them: xmllint validates the files over their own paths (src/validate/xsd-stream.ts)
+ * and each file's report is merged into its outcome here, as readChunk would have (files xmllint may not read
+ * first, ZIP entries and the bundled wasm build are validated in the chunk instead). Outcomes come back in input
+ * order, so the build stays deterministic whatever the scheduling. Each outcome goes to `sink` once complete (with
+ * its index in `files`), so nothing but what the sink keeps stays in memory.
  */
 export async function readAll(
   files: readonly InputFile[],
   opts: PoolOptions,
   sink: (index: number, outcome: ReadOutcome) => void,
 ): Promise<void> {
-  const { threads, onChunk, workerHeapMb = WORKER_HEAP_MB, ...readOpts } = opts;
+  const { threads, onChunk, workerHeapMb = WORKER_HEAP_MB, xsdProcesses, earlyXsd = true, ...readOpts } = opts;
   const perChunk = opts.xsdBatchSize ?? CHUNK_FILES;
   const chunks: InputFile[][] = [];
   const starts: number[] = [];
@@ -58,27 +74,54 @@ export async function readAll(
   }
   if (cur.length) chunks.push(cur);
 
-  const deliver = (i: number, outcomes: ReadOutcome[]) => {
-    outcomes.forEach((o, j) => sink(starts[i]! + j, o));
-    onChunk?.(chunks[i]!.length);
+  const early =
+    earlyXsd && (opts.validation?.xsd ?? true) && files.length && xsdEngine() === 'native' ? new EarlyXsd(files, opts) : undefined;
+  const left = chunks.map((c) => c.length);
+  const chunkOf = (i: number) => {
+    let lo = 0;
+    for (let hi = starts.length - 1; lo < hi;) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= i) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
   };
+  const complete = (i: number, o: ReadOutcome) => {
+    sink(i, o);
+    const c = chunkOf(i);
+    if (--left[c]! === 0) onChunk?.(chunks[c]!.length);
+  };
+  if (early) early.complete = complete;
+  const deliver = (i: number, r: ChunkResult) => {
+    r.outcomes.forEach((o, j) => {
+      const severity = r.xsd[j];
+      if (early && severity) early.outcome(starts[i]! + j, o, severity);
+      else {
+        early?.skip(starts[i]! + j);
+        complete(starts[i]! + j, o);
+      }
+    });
+  };
+  const earlyOf = (i: number) => early?.schemas(starts[i]!, chunks[i]!.length) ?? [];
+  const stream = early?.run(xsdProcesses ?? defaultXsdProcesses());
   // Explicit threads are honoured on any input (tests); the default only pays off on larger ones.
   const nThreads = threads ?? (files.length < MIN_FILES_FOR_WORKERS ? 1 : defaultThreads());
   if (nThreads <= 1 || chunks.length < 2) {
     for (let i = 0; i < chunks.length; i++) {
-      deliver(i, await readChunk(chunks[i]!, readOpts));
+      deliver(i, await readChunk(chunks[i]!, readOpts, earlyOf(i)));
     }
-    return;
+    await stream;
+    return early?.finish();
   }
 
   let next = 0;
   const workers: Worker[] = [];
   const gone = new WeakSet<Worker>();
-  // One worker more than cores: while a worker waits for its XSD thread, another parses.
-  const n = Math.min(nThreads + 1, chunks.length);
+  // With XSD in the chunks, one worker more than cores: while a worker waits for xmllint, another parses.
+  const n = Math.min(nThreads + (early ? 0 : 1), chunks.length);
   try {
-    await Promise.all(
-      Array.from({ length: n }, async () => {
+    await Promise.all([
+      ...Array.from({ length: n }, async () => {
         const start = () => {
           const w = new Worker(new URL('./read-worker.js', import.meta.url), { resourceLimits: { maxOldGenerationSizeMb: workerHeapMb } });
           // A worker can die between two chunks: never an unhandled 'error', and runIn must know it is gone.
@@ -89,35 +132,161 @@ export async function readAll(
         };
         let w = start();
         for (let i = next++; i < chunks.length; i = next++) {
-          const outcomes = await (gone.has(w) ? Promise.reject(new Error('worker gone')) : runIn(w, i, chunks[i]!, readOpts)).catch(
+          const sniffed = earlyOf(i);
+          const result = await (gone.has(w) ? Promise.reject(new Error('worker gone')) : runIn(w, i, chunks[i]!, readOpts, sniffed)).catch(
             async () => {
               // The worker is gone (out of memory, crashed): this chunk on the main thread, the next in a new worker.
               void w.terminate();
               w = start();
-              return readChunk(chunks[i]!, readOpts);
+              return readChunk(chunks[i]!, readOpts, sniffed);
             },
           );
-          deliver(i, outcomes);
+          deliver(i, result);
         }
       }),
-    );
+      stream,
+    ]);
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));
+  }
+  await early?.finish();
+}
+
+export function defaultXsdProcesses(env: NodeJS.ProcessEnv = process.env): number {
+  const n = Number(env.PO_NODE_XSD_PROCESSES);
+  return Number.isInteger(n) && n >= 1 ? n : XSD_PROCESSES;
+}
+
+/**
+ * The early XSD run of one readAll: which files xmllint reads first (their schema, found as they are first needed
+ * by either side), and the merge of its reports with the chunks' outcomes, whichever comes first.
+ */
+class EarlyXsd {
+  complete: (i: number, o: ReadOutcome) => void = () => {};
+  /** Per file: its schema if xmllint reads it first, null if not, undefined while not yet looked at. */
+  private readonly schema: (string | null | undefined)[] = [];
+  private sniffed = 0;
+  private pulled = 0;
+  private readonly reports = new Map<number, StreamResult>();
+  private readonly waiting = new Map<number, { o: ReadOutcome; severity: Severity }>();
+  private readonly fallbacks: Promise<void>[] = [];
+  private readonly skipped = new Set<number>();
+  private stream: XsdStream | undefined;
+
+  constructor(
+    private readonly files: readonly InputFile[],
+    private readonly opts: PoolOptions,
+  ) {}
+
+  /** The schemas of files [from, from + n) as a chunk passes them to readChunk. */
+  schemas(from: number, n: number): (string | undefined)[] {
+    this.sniff(from + n);
+    return this.schema.slice(from, from + n).map((s) => s ?? undefined);
+  }
+
+  run(processes: number): Promise<void> {
+    const next = (): StreamDoc | undefined => {
+      for (; this.pulled < this.files.length; this.pulled++) {
+        this.sniff(this.pulled + 1);
+        const s = this.schema[this.pulled];
+        if (s) return { id: this.pulled++, abs: this.files[this.pulled - 1]!.abs, bytes: this.files[this.pulled - 1]!.size, schema: s };
+      }
+      return undefined;
+    };
+    const timeout = this.opts.xsdTimeoutSeconds ? { timeoutSeconds: this.opts.xsdTimeoutSeconds } : {};
+    const batchSize = this.opts.xsdBatchSize ?? XSD_BATCH;
+    this.stream = new XsdStream(next, (d, r) => this.report(d.id, r), { processes, batchSize, ...timeout });
+    return this.stream.run();
+  }
+
+  /** File i needs nothing of this run (rejected before the XSD, or validated in its chunk). */
+  skip(i: number): void {
+    if (!this.schema[i]) return;
+    this.skipped.add(i);
+    this.reports.delete(i);
+    this.stream?.cancel(i);
+  }
+
+  /** A chunk's outcome of file i, whose XSD is this run's. */
+  outcome(i: number, o: ReadOutcome, severity: Severity): void {
+    const r = this.reports.get(i);
+    if (!r) return void this.waiting.set(i, { o, severity });
+    this.reports.delete(i);
+    this.merge(i, o, severity, r);
+  }
+
+  /** Fallbacks (xmllint failed) still running. */
+  async finish(): Promise<void> {
+    await Promise.all(this.fallbacks);
+    if (this.waiting.size) throw new Error(`XSD run ended without ${this.waiting.size} reports`);
+  }
+
+  private report(i: number, r: StreamResult): void {
+    if (this.skipped.has(i)) return;
+    const w = this.waiting.get(i);
+    if (!w) return void this.reports.set(i, r);
+    this.waiting.delete(i);
+    this.merge(i, w.o, w.severity, r);
+  }
+
+  private merge(i: number, o: ReadOutcome, severity: Severity, r: StreamResult): void {
+    const file = this.files[i]!;
+    let found: Finding[];
+    if ('report' in r) {
+      // Line numbers become XPaths in the text, read again for the few files that have findings.
+      const text = () => {
+        try {
+          const d = decodeXml(readFileSync(file.abs));
+          return d.ok ? d.text : '';
+        } catch {
+          return ''; // gone since: the findings keep their lines, without XPaths
+        }
+      };
+      found = reportFindings(r.report, { file: file.path, severity, schema: this.schema[i]!, text });
+    } else if ('timeoutSeconds' in r) {
+      found = [finding('xsd-timeout', { seconds: r.timeoutSeconds }, { file: file.path })];
+    } else {
+      // xmllint failed: the bundled build validates the file, as validateXsd falls back.
+      this.fallbacks.push(this.fallback(i, o));
+      return;
+    }
+    addXsdFindings(o, found, file);
+    this.complete(i, o);
+  }
+
+  private async fallback(i: number, o: ReadOutcome): Promise<void> {
+    const file = this.files[i]!;
+    const doc = readDocument(readFileSync(file.abs), file, this.opts);
+    const found =
+      doc.text !== undefined && doc.header
+        ? await validateXsd([{ file: file.path, text: doc.text, header: doc.header }], { engine: 'wasm' })
+        : undefined;
+    addXsdFindings(o, found?.get(0) ?? [], file);
+    this.complete(i, o);
+  }
+
+  private sniff(end: number): void {
+    const max = this.opts.maxFileSize;
+    for (; this.sniffed < Math.min(end, this.files.length); this.sniffed++) {
+      const f = this.files[this.sniffed]!;
+      // Never a ZIP entry, nor a file above the size limit.
+      this.schema[this.sniffed] = !f.zip && f.size <= max ? (sniffSchema(f.abs) ?? null) : null;
+    }
   }
 }
 
 /** One chunk in one worker; a worker that fails (e.g. out of memory) rejects, and the chunk is read here instead. */
-function runIn(w: Worker, id: number, files: InputFile[], opts: ReadOptions): Promise<ReadOutcome[]> {
+function runIn(w: Worker, id: number, files: InputFile[], opts: ReadOptions, early: (string | undefined)[]): Promise<ChunkResult> {
   return new Promise((resolve, reject) => {
     const cleanup = () => {
       w.off('message', onMessage);
       w.off('error', onError);
       w.off('exit', onExit);
     };
-    const onMessage = (m: { id: number; outcomes?: ReadOutcome[]; error?: string }) => {
+    const onMessage = (m: { id: number; result?: ChunkResult; error?: string }) => {
       if (m.id !== id) return;
       cleanup();
-      if (m.outcomes) resolve(m.outcomes);
+      if (m.result) resolve(m.result);
       else reject(new Error(m.error));
     };
     const onError = (e: Error) => {
@@ -131,6 +300,6 @@ function runIn(w: Worker, id: number, files: InputFile[], opts: ReadOptions): Pr
     w.on('message', onMessage);
     w.on('error', onError);
     w.on('exit', onExit);
-    w.postMessage({ id, files, opts });
+    w.postMessage({ id, files, opts, early });
   });
 }

@@ -3,9 +3,9 @@ import { parentPort } from 'node:worker_threads';
 import type { InputFile } from '../read/inputs.js';
 import { readChunk, type ReadOptions } from './read.js';
 
-parentPort!.on('message', (msg: { id: number; files: InputFile[]; opts: ReadOptions }) => {
-  readChunk(msg.files, msg.opts).then(
-    (outcomes) => parentPort!.postMessage({ id: msg.id, outcomes }),
+parentPort!.on('message', (msg: { id: number; files: InputFile[]; opts: ReadOptions; early: (string | undefined)[] }) => {
+  readChunk(msg.files, msg.opts, msg.early).then(
+    (result) => parentPort!.postMessage({ id: msg.id, result }),
     (e: unknown) => parentPort!.postMessage({ id: msg.id, error: e instanceof Error ? (e.stack ?? e.message) : String(e) }),
   );
 });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Finding } from '../findings.js';
+import type { Finding, Severity } from '../findings.js';
 import { extractDataset, type DatasetHeader } from '../parse/extract.js';
 import { decodeXml } from '../parse/safety.js';
 import { readIndexOnly } from '../parse/body.js';
@@ -9,7 +9,7 @@ import { finding } from '../messages/finding.js';
 import { findingAt, type InputFile } from '../read/inputs.js';
 import { readInput, ZipEntryError } from '../read/zip.js';
 import { validateDocument } from '../validate/run.js';
-import { validateXsd, type XsdItem } from '../validate/xsd.js';
+import { schemaFor, validateXsd, xsdSeverity, type XsdItem } from '../validate/xsd.js';
 
 /** What reading one input produced; the same shape the incremental-build cache keeps. Accepted when header and sha256 are set. */
 export interface ReadOutcome {
@@ -43,35 +43,57 @@ export interface ReadResult {
   header?: DatasetHeader;
 }
 
+/** A chunk's outcomes; `xsd[i]` set where the caller merges the early XSD run's findings (with that severity). */
+export interface ChunkResult {
+  outcomes: ReadOutcome[];
+  xsd: (Severity | undefined)[];
+}
+
 /**
  * Levels 1-4 on a chunk of files: each is read, parsed and validated, then the chunk goes through the XSD
  * validator in batches (schemas compiled once per batch). Bad files become findings, never exceptions.
+ * `early[i]` names the schema an XSD run over the file's path already started with (src/catalog/pool.ts): where
+ * the dataset turns out to need that schema, its XSD is left to that run; the rest are validated here.
  */
-export async function readChunk(files: readonly InputFile[], opts: ReadOptions): Promise<ReadOutcome[]> {
+export async function readChunk(
+  files: readonly InputFile[],
+  opts: ReadOptions,
+  early: readonly (string | undefined)[] = [],
+): Promise<ChunkResult> {
   const results: ReadResult[] = [];
   for (const f of files) results.push(await readOne(f, opts));
-  if (!(opts.validation?.xsd ?? true)) return results.map((r) => r.outcome);
+  const xsd: (Severity | undefined)[] = [];
+  const outcomes = results.map((r) => r.outcome);
+  if (!(opts.validation?.xsd ?? true)) return { outcomes, xsd };
   // A dataset already rejected by level 2/4 still goes through the XSD, so its report is complete.
-  const idx = results.flatMap((r, i) => (r.text !== undefined && r.header ? [i] : []));
+  const idx = results.flatMap((r, i) => {
+    if (r.text === undefined || !r.header) return [];
+    if (early[i] === undefined || early[i] !== schemaFor(r.header)) return [i];
+    xsd[i] = xsdSeverity(r.header);
+    return [];
+  });
   const items: XsdItem[] = idx.map((i) => ({
     file: files[i]!.path,
     ...(files[i]!.zip ? {} : { abs: files[i]!.abs }),
     text: results[i]!.text!,
     header: results[i]!.header!,
   }));
+  if (!items.length) return { outcomes, xsd };
   const timeout = opts.xsdTimeoutSeconds ? { timeoutSeconds: opts.xsdTimeoutSeconds } : {};
-  const xsd = await validateXsd(items, { batchSize: opts.xsdBatchSize ?? 200, ...timeout });
-  idx.forEach((i, k) => {
-    const fs = (xsd.get(k) ?? []).map((f) => ({ ...f, ...findingAt(files[i]!) }));
-    if (!fs.length) return;
-    const o = results[i]!.outcome;
-    o.findings.push(...fs);
-    if (fs.some((f) => f.severity === 'error')) {
-      delete o.header;
-      delete o.sha256;
-    }
-  });
-  return results.map((r) => r.outcome);
+  const found = await validateXsd(items, { batchSize: opts.xsdBatchSize ?? 200, ...timeout });
+  idx.forEach((i, k) => addXsdFindings(outcomes[i]!, found.get(k) ?? [], files[i]!));
+  return { outcomes, xsd };
+}
+
+/** XSD findings join the file's outcome after its own; an XSD error rejects it. */
+export function addXsdFindings(o: ReadOutcome, found: readonly Finding[], file: InputFile): void {
+  if (!found.length) return;
+  const fs = found.map((f) => ({ ...f, ...findingAt(file) }));
+  o.findings.push(...fs);
+  if (fs.some((f) => f.severity === 'error')) {
+    delete o.header;
+    delete o.sha256;
+  }
 }
 
 async function readOne(file: InputFile, opts: ReadOptions): Promise<ReadResult> {

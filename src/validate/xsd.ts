@@ -229,29 +229,105 @@ async function runNative(schema: string, batch: number[], items: readonly XsdIte
 }
 
 function collect(raw: string, schema: string, batch: number[], items: readonly XsdItem[], out: Map<number, Finding[]>): void {
-  for (const line of raw.split('\n')) {
-    // libxml2 before 2.11 writes `element <name>: ` before the message.
-    const m = /^in\/(\d+)\.xml(?::(\d+))?: (?:element [^:\s]+: )?(.*)$/.exec(line);
-    if (!m) continue;
-    const k = Number(m[1]);
-    const i = batch[k];
-    if (i === undefined) continue;
-    const it = items[i]!;
-    const finding = toFinding(it, m[3]!, m[2] ? Number(m[2]) : undefined, schema);
-    if (!finding) continue;
-    const list = out.get(i);
-    if (list) list.push(finding);
-    else out.set(i, [finding]);
+  const reports = new XmllintOutput(batch.map((_i, k) => `in/${k}.xml`));
+  const done = new Map<number, XsdReport>();
+  reports.onFile = (k, r) => done.set(k, r);
+  reports.push(raw);
+  reports.end();
+  for (const [k, r] of done) {
+    const it = items[batch[k]!]!;
+    const fs = reportFindings(r, { file: it.file, severity: xsdSeverity(it.header), schema, text: () => it.text });
+    if (fs.length) out.set(batch[k]!, fs);
+  }
+}
+
+/** What xmllint wrote about one document: its message lines, in order, and its closing line if it wrote one. */
+export interface XsdReport {
+  messages: { line?: number; text: string }[];
+  /** `validates`, `fails to validate` or `validation generated an internal error`; absent when not parsed. */
+  summary?: string;
+}
+
+const SUMMARY = / (validates|fails to validate|validation generated an internal error)$/;
+
+/**
+ * xmllint's stderr, read as it arrives: documents are validated in command-line order, so every line belongs to
+ * the current document or a later one. A document is complete when it writes its summary, a later one speaks,
+ * or xmllint ends (`end()`); `onFile` gets each complete report. The source excerpt and caret libxml2 prints under
+ * a parser error are skipped, so a document's own text can never pass for a message.
+ */
+export class XmllintOutput {
+  onFile: (k: number, r: XsdReport) => void = () => {};
+  /** The first document not yet complete. */
+  next = 0;
+  private partial = '';
+  private skip = 0;
+  private cur: XsdReport = { messages: [] };
+  constructor(private readonly names: readonly string[]) {}
+
+  push(chunk: string): void {
+    const lines = (this.partial + chunk).split('\n');
+    this.partial = lines.pop()!;
+    for (const line of lines) this.line(line);
+  }
+
+  /** xmllint exited: every document named is complete. */
+  end(): void {
+    if (this.partial) this.line(this.partial);
+    this.partial = '';
+    this.advance(this.names.length);
+  }
+
+  private line(line: string): void {
+    if (this.skip > 0) {
+      this.skip--;
+      return;
+    }
+    for (let k = this.next; k < this.names.length; k++) {
+      const name = this.names[k]!;
+      if (!line.startsWith(name)) continue;
+      const rest = line.slice(name.length);
+      const m = /^(?::(\d+))?: (?:element [^:\s]+: )?(.*)$/.exec(rest);
+      const summary = m ? undefined : SUMMARY.exec(rest);
+      if (!m && !(summary && summary.index === 0)) continue;
+      this.advance(k);
+      if (m) {
+        this.cur.messages.push({ ...(m[1] ? { line: Number(m[1]) } : {}), text: m[2]! });
+        if (/^(parser|namespace) (error|warning) : /.test(m[2]!)) this.skip = 2;
+      } else {
+        this.cur.summary = summary![1]!;
+        this.advance(k + 1);
+      }
+      return;
+    }
+    if (/ : /.test(line) && /(parser|namespace) (error|warning) : /.test(line)) this.skip = 2;
+  }
+
+  /** Documents before `k` are complete. */
+  private advance(k: number): void {
+    while (this.next < k) {
+      this.onFile(this.next++, this.cur);
+      this.cur = { messages: [] };
+    }
+  }
+}
+
+/** Findings of one document from its xmllint report, in xmllint's order; `text` is read only when a finding needs an XPath. */
+export function reportFindings(r: XsdReport, doc: { file: string; severity: Severity; schema: string; text: () => string }): Finding[] {
+  let text: string | undefined;
+  const textOf = () => (text ??= doc.text());
+  const out: Finding[] = [];
+  for (const m of r.messages) {
+    const f = toFinding(doc, textOf, m.text, m.line);
+    if (f) out.push(f);
   }
   // libxml2 may stop with a summary only ("fails to validate", "validation generated an internal error").
-  for (const line of raw.split('\n')) {
-    const m = /^in\/(\d+)\.xml (fails to validate|validation generated an internal error)/.exec(line);
-    if (!m) continue;
-    const i = batch[Number(m[1])];
-    if (i === undefined || out.get(i)?.length) continue;
-    const it = items[i]!;
-    out.set(i, [finding('xsd-invalid', { case: 'unlocated', schema, detail: m[2]! }, { severity: xsdSeverity(it.header), file: it.file })]);
+  if (!out.length && r.summary && r.summary !== 'validates') {
+    out.push(
+      finding('xsd-invalid', { case: 'unlocated', schema: doc.schema, detail: r.summary }, { severity: doc.severity, file: doc.file }),
+    );
   }
+  return out;
 }
 
 // Namespaced names in libxml2 messages, written with the conventional prefixes (the element's own namespace unprefixed).
@@ -270,7 +346,12 @@ const NS_PREFIX: Record<string, string> = {
   'http://lca.jrc.it/ILCD/LCIAMethod': '',
 };
 
-function toFinding(it: XsdItem, text: string, line: number | undefined, schema: string): Finding | undefined {
+function toFinding(
+  doc: { file: string; severity: Severity; schema: string },
+  textOf: () => string,
+  text: string,
+  line: number | undefined,
+): Finding | undefined {
   // `Schemas validity error : Element '{ns}name': message`; parser errors and warnings are also passed on.
   const m = /^(Schemas validity|Schemas parser|parser) (error|warning) : (.*)$/.exec(text);
   if (!m) return undefined;
@@ -279,14 +360,14 @@ function toFinding(it: XsdItem, text: string, line: number | undefined, schema: 
     (_all, other: string | undefined, uri: string) => `${other ? `${other} ` : ''}${NS_PREFIX[uri] ?? `{${uri}}`}`,
   );
   const element = /^Element '(?:\{[^}]*\})?([\w.-]+)'/.exec(m[3]!)?.[1];
-  const xpath = line ? xpathAtLine(it.text, line, element) : undefined;
+  const xpath = line ? xpathAtLine(textOf(), line, element) : undefined;
   return finding(
     'xsd-invalid',
-    { schema, detail: msg },
+    { schema: doc.schema, detail: msg },
     {
       // Not well-formed is an error for every dataset: the index-only read leaves that check of the body to libxml2.
-      severity: m[1] === 'parser' && m[2] === 'error' ? 'error' : xsdSeverity(it.header),
-      file: it.file,
+      severity: m[1] === 'parser' && m[2] === 'error' ? 'error' : doc.severity,
+      file: doc.file,
       ...(line ? { line } : {}),
       ...(xpath ? { xpath } : {}),
     },

@@ -114,6 +114,49 @@ test('an XSD batch over its time limit is split until the slow file is alone; th
   assert.ok(Date.now() - started < 120_000, `${Date.now() - started} ms`);
 });
 
+test('xmllint never sees a DOCTYPE first: external entities and billion laughs read nothing, the build stays bounded', async () => {
+  if (!hasXmllint) {
+    console.log('  (skipped: the system xmllint is not installed)');
+    return;
+  }
+  // libxml2 opens the file of an external entity even without --noent. The entities point at a FIFO: whoever opens
+  // it waits for a writer that never comes, so a read would hold the build until the test kills it.
+  const fifo = join(tmp(), 'secret.fifo');
+  execFileSync('mkfifo', [fifo]);
+  const decl = (x, doctype) => x.replace('?>', `?>\n${doctype}`);
+  const laughs = ['<!ENTITY l0 "lol">', ...Array.from({ length: 9 }, (_, i) => `<!ENTITY l${i + 1} "${`&l${i};`.repeat(10)}">`)].join('');
+  const dir = inputsWith({
+    'external.xml': variant((x) =>
+      decl(x, `<!DOCTYPE processDataSet [<!ENTITY x SYSTEM "file://${fifo}">]>`).replace(NAME_EN, `${NAME_EN}&x;`),
+    ),
+    'dtd.xml': variant((x) => decl(x, `<!DOCTYPE processDataSet SYSTEM "file://${fifo}">`)),
+    'laughs.xml': variant((x) => decl(x, `<!DOCTYPE processDataSet [${laughs}]>`).replace(NAME_EN, `${NAME_EN}&l9;`)),
+  });
+  // Every xmllint call is logged by a wrapper first on PATH.
+  const bin = join(tmp(), 'bin');
+  const log = join(bin, 'calls.log');
+  mkdirSync(bin);
+  const real = execFileSync('sh', ['-c', 'command -v xmllint'], { encoding: 'utf8' }).trim();
+  writeFileSync(join(bin, 'xmllint'), `#!/bin/sh\necho "$@" >> '${log}'\nexec '${real}' "$@"\n`);
+  chmodSync(join(bin, 'xmllint'), 0o755);
+  const r = await runCli(['build', dir, '--out', join(dir, '..', 'site'), '--json'], {
+    env: { PATH: `${bin}:${process.env.PATH}` },
+    killMs: 60_000,
+  });
+  assert.is(r.signal, null, 'finished');
+  const report = JSON.parse(r.out);
+  assert.equal(errorNamesOf(report).sort(), [
+    ['xml-doctype', 'dtd.xml'],
+    ['xml-doctype', 'external.xml'],
+    ['xml-doctype', 'laughs.xml'],
+  ]);
+  assert.is(report.summary.epds, 1);
+  const calls = readFileSync(log, 'utf8');
+  assert.ok(calls.includes('good.xml'), 'xmllint validated the good EPD over its path');
+  assert.not.ok(/external\.xml|dtd\.xml|laughs\.xml/.test(calls), calls);
+  assert.ok(r.rssMB < 300, `peak RSS ${r.rssMB.toFixed(0)} MB`);
+});
+
 test('--no-xsd and --level 1: a DOCTYPE inside the root element (not well-formed) is rejected, not published', async () => {
   const dir = inputsWith({ 'doctype.xml': variant((x) => x.replace('<exchanges>', '<exchanges><!DOCTYPE x>')) });
   for (const flags of [{ validation: { xsd: false } }, { level: 1 }]) {
