@@ -10,7 +10,7 @@ import { BIN, buildExample, cleanup, REAL_EPDS, tmp, walkFiles } from '../helper
 test.after.each(cleanup);
 
 test('the site is measured as the Pages artifact holds it: hard links count once per path', async () => {
-  const { out, result } = await buildExample({ hosts: ['github-pages'] });
+  const { out, result } = await buildExample({ hosts: ['github-pages'], zipExport: true });
   assert.ok(!result.findings.some((f) => f.ruleId === 'host-limit'), 'the example is far below every limit');
   const m = measureSite(out);
   const files = walkFiles(out);
