@@ -300,7 +300,10 @@ check('zip-export: informational, never part of readiness; says whether the node
   const text = fakeIo();
   assert.is(await main(['node', 'po-node', 'check', withZip], text), 0, text.err());
   assert.match(text.out(), /INFO {2}Per-EPD ZIP exports/);
-  assert.match(text.out(), /yes: \/resource\/processes\/[0-9a-f-]{36}\/zipexport\S*: HTTP 200, application\/zip, \d+ KB, the EPD and \d+ dependencies/);
+  assert.match(
+    text.out(),
+    /yes: \/resource\/processes\/[0-9a-f-]{36}\/zipexport\S*: HTTP 200, application\/zip, \d+ KB, the EPD and \d+ dependencies/,
+  );
   assert.match(text.out(), /READY: all 7 checklist items pass/);
 });
 
