@@ -47,7 +47,8 @@ export function assertUniquePaths(files: readonly PlannedFile[]): void {
 
 /** Write what a `make` source made: one buffer, or several with one writev (never copied into one). */
 export async function writeMade(path: string, made: Uint8Array | readonly Uint8Array[]): Promise<void> {
-  const bufs = made instanceof Uint8Array ? [made] : [...made];
+  // Empty buffers (an empty stored entry) are left out: a writev that writes nothing then means an error.
+  const bufs = (made instanceof Uint8Array ? [made] : [...made]).filter((b) => b.length);
   const fh = await open(path, 'w');
   try {
     // A full disk ends a writev short, without an error: the rest is written again, and that write fails (ENOSPC).
