@@ -1,7 +1,8 @@
-// npm run bench [-- --count N] [--no-zip] [--rss-only] [--keep] [--reuse]: synthetic corpus from the real example EPDs, then
-// builds measured against baselines taken in the same run on the same files (cp -r, native xmllint). Prints
-// figures and ratios and writes them as JSON (bench/results-<count>[-nozip].json) for tracking.
-//   --no-zip    every build with --no-zip-export (a 100k corpus would otherwise write ~50 GB of per-EPD ZIPs)
+// npm run bench [-- --count N] [--skip-zip] [--rss-only] [--keep] [--reuse]: synthetic corpus from the real example EPDs,
+// then builds measured against baselines taken in the same run on the same files (cp -r, native xmllint). Prints
+// figures and ratios and writes them as JSON (bench/results-<count>.json) for tracking. Builds use the default
+// settings (no per-EPD ZIP exports); one full build and one 1% rebuild with --zip-export are measured besides.
+//   --skip-zip  leave out the --zip-export builds (a 100k corpus would write ~40 GB of per-EPD ZIPs)
 //   --rss-only  corpus, cp -r and the no-validation build only: the memory figure of a large run
 //   --keep      keep the corpus (in .bench/n<count>); --reuse builds from a kept corpus instead of generating it
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -18,16 +19,16 @@ const { values: args } = parseArgs({
     count: { type: 'string', default: '10000' },
     dir: { type: 'string', default: join(ROOT, '.bench') },
     keep: { type: 'boolean', default: false },
-    'no-zip': { type: 'boolean', default: false },
+    'skip-zip': { type: 'boolean', default: false },
     'rss-only': { type: 'boolean', default: false },
     reuse: { type: 'boolean', default: false },
     'corpus-only': { type: 'boolean', default: false },
   },
 });
-const zipOff = args['no-zip'];
 const rssOnly = args['rss-only'];
+const zipRun = !rssOnly && !args['skip-zip'];
 const count = Number(args.count);
-const tag = `${count}${zipOff ? '-nozip' : ''}`;
+const tag = `${count}`;
 const work = join(args.dir, `n${count}`);
 const corpus = join(work, 'corpus');
 
@@ -63,7 +64,6 @@ function du(dir) {
 
 /** One build in its own process. Every build runs in `work` as its checkout, with the cache folder in it (as in CI). */
 function runBuild(out, opts = {}, input = corpus) {
-  if (zipOff) opts = { ...opts, zipExport: false };
   opts = { cwd: work, cacheDir: join(work, 'cache'), ...opts };
   const child = [join(ROOT, 'bench', 'build-child.js'), input, out, JSON.stringify(opts)];
   const r = spawnSync(process.execPath, child, { encoding: 'utf8', maxBuffer: 1 << 26 });
@@ -122,7 +122,7 @@ for (let i = 0; i < (count < 20000 ? 3 : 1); i++) {
 const noVal = runBuild(join(work, 'site-noval'), { clean: true, level: 1, cacheDir: join(work, 'cache-noval') });
 const siteBytes = du(join(work, 'site-noval'));
 rmSync(join(work, 'site-noval'), { recursive: true, force: true });
-let full, noop, onePct, fresh, xmllintMs;
+let full, noop, onePct, fresh, xmllintMs, zipFull, zipOnePct, zipSiteBytes;
 /** Change the name of 1% of the EPDs of a corpus; `from` picks which 1%. */
 function change1pct(dir, from) {
   const procs = readdirSync(join(dir, 'processes')).sort();
@@ -152,16 +152,24 @@ if (!rssOnly) {
   fresh = runBuild(join(runner, 'site'), { cwd: runner, cacheDir: join(runner, 'cache') }, join(runner, 'corpus'));
   fresh.cacheMB = +(du(join(runner, 'cache')) / 1e6).toFixed(1);
   rmSync(runner, { recursive: true, force: true });
+  if (zipRun) {
+    // --zip-export: a full build, then 1% changed (another 1%), in their own site and cache folder.
+    zipFull = runBuild(join(work, 'site-zip'), { clean: true, zipExport: true, cacheDir: join(work, 'cache-zip') });
+    zipSiteBytes = du(join(work, 'site-zip'));
+    change1pct(corpus, 2);
+    zipOnePct = runBuild(join(work, 'site-zip'), { zipExport: true, cacheDir: join(work, 'cache-zip') });
+    rmSync(join(work, 'site-zip'), { recursive: true, force: true });
+  }
   xmllintMs = xmllintSchema();
 }
 
 const results = {
   machine: { cores: cpus().length, cpu: cpus()[0]?.model, memGiB: Math.round(totalmem() / 2 ** 30), node: process.version },
   count,
-  zipExport: !zipOff,
   rssOnly,
   corpusMB: +(bytes / 1e6).toFixed(1),
   siteMB: +(siteBytes / 1e6).toFixed(1),
+  siteZipExportMB: zipSiteBytes ? +(zipSiteBytes / 1e6).toFixed(1) : null,
   ms: {
     cp: cpMs,
     buildNoValidation: noVal.ms,
@@ -170,6 +178,8 @@ const results = {
     rebuild1pct: onePct?.ms ?? null,
     freshRunner1pct: fresh?.ms ?? null,
     xmllintSchema: xmllintMs ?? null,
+    fullBuildZipExport: zipFull?.ms ?? null,
+    rebuild1pctZipExport: zipOnePct?.ms ?? null,
   },
   peakRssMB: {
     buildNoValidation: +(noVal.maxRssKB / 1024).toFixed(0),
@@ -183,10 +193,13 @@ const results = {
     noopVsFull: full ? noop.ms / full.ms : null,
     onePctVsFull: full ? onePct.ms / full.ms : null,
     freshRunner1pctVsFull: full ? fresh.ms / full.ms : null,
+    fullBuildZipExportVsXmllintSchema: zipFull && xmllintMs ? zipFull.ms / xmllintMs : null,
+    onePctZipExportVsFullZipExport: zipFull ? zipOnePct.ms / zipFull.ms : null,
   },
   freshRunner: fresh ? { cache: fresh.cache, cacheMB: fresh.cacheMB } : null,
   targets: {
     fullBuildVsXmllintSchema: 1.5,
+    fullBuildZipExportVsXmllintSchema: 2.5,
     buildNoValidationVsCp: 3,
     noopVsFull: 0.1,
     onePctVsFull: 0.2,
@@ -195,10 +208,11 @@ const results = {
   },
   epds: noVal.epds,
 };
-// Memory growth: compare with the 10k run of an earlier bench with the same ZIP setting, when this run is larger.
-// The no-validation build is compared (the only one an --rss-only run has); the full build too when both have it.
-const ref = join(ROOT, 'bench', `results-10000${zipOff ? '-nozip' : ''}.json`);
-if (count > 10000 && existsSync(ref)) {
+// Memory growth: compare with the 10k run of an earlier bench, when this run is larger. The no-validation build is
+// compared (the only one an --rss-only run has); the full build too when both have it. Runs before ZIP exports were
+// off by default wrote the comparable figures (built with --no-zip-export) to results-10000-nozip.json.
+const ref = ['results-10000.json', 'results-10000-nozip.json'].map((f) => join(ROOT, 'bench', f)).find(existsSync);
+if (count > 10000 && ref) {
   const small = JSON.parse(readFileSync(ref, 'utf8'));
   results.peakRssMB.at10k = small.peakRssMB;
   results.ratios.rssNoValidationVs10k = results.peakRssMB.buildNoValidation / small.peakRssMB.buildNoValidation;
@@ -207,7 +221,8 @@ if (count > 10000 && existsSync(ref)) {
 const f = (ms) => (ms == null ? 'n/a' : `${(ms / 1000).toFixed(2)} s`);
 const r = (x) => (x == null ? 'n/a' : `${x.toFixed(2)}x`);
 console.log(
-  `corpus            ${count} EPDs, ${results.corpusMB} MB; site ${results.siteMB} MB${zipOff ? ' (--no-zip-export)' : ' (with per-EPD ZIP exports)'}`,
+  `corpus            ${count} EPDs, ${results.corpusMB} MB; site ${results.siteMB} MB` +
+    (zipSiteBytes ? `, with --zip-export ${results.siteZipExportMB} MB` : ''),
 );
 console.log(`cp -r             ${f(cpMs)}`);
 console.log(
@@ -223,7 +238,18 @@ if (full) {
   const c = fresh.cache;
   console.log(
     `fresh runner, 1%  ${f(fresh.ms)}  (${r(results.ratios.freshRunner1pctVsFull)} full; target <= 0.25x; ${c.read} inputs read, ` +
-      `${c.byContent} recognised by content, ${c.fromBlobs} ZIP exports from the cache; cache folder ${fresh.cacheMB} MB)`,
+      `${c.byContent} recognised by content, ${c.fromBlobs} outputs from the cache; cache folder ${fresh.cacheMB} MB)`,
+  );
+}
+if (zipFull) {
+  console.log(
+    `--zip-export      ${f(zipFull.ms)}  (${r(results.ratios.fullBuildZipExportVsXmllintSchema)} xmllint --schema; target <= 2.5x)  ` +
+      `peak RSS ${(zipFull.maxRssKB / 1024).toFixed(0)} MB`,
+  );
+  const z = zipOnePct.cache;
+  console.log(
+    `  1% changed      ${f(zipOnePct.ms)}  (${r(results.ratios.onePctZipExportVsFullZipExport)} the --zip-export build; ` +
+      `${z.fromSite} outputs linked from the previous site)`,
   );
 }
 if (results.ratios.rssNoValidationVs10k != null) {

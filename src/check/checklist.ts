@@ -1,3 +1,4 @@
+import { unzipSync } from 'fflate';
 import type { Finding } from '../findings.js';
 import { UUID_RE } from '../parse/ilcd.js';
 import type { Crawled, ListObs, SourceId } from './crawl.js';
@@ -14,6 +15,7 @@ export const CHECK_ITEMS = {
   'content-types': 'Content types (XML: application/xml or text/xml; JSON: application/json)',
   cors: 'CORS (Access-Control-Allow-Origin on every answer)',
   'base-url': 'Base URL consistent with nodeinfo baseURL and the list hrefs',
+  'zip-export': "Per-EPD ZIP exports (/resource/processes/<uuid>/zipexport, for ilcdlib's converter; informational)",
 } as const;
 export type CheckItemId = keyof typeof CHECK_ITEMS;
 
@@ -41,6 +43,8 @@ export interface ChecklistItem {
   id: CheckItemId;
   /** The sources it reads (src/check/crawl.ts); the crawl fetches the union, each document once. */
   reads: readonly SourceId[];
+  /** Reported, never failed: what the node offers beyond readiness (every line of its evidence is a pass). */
+  informational?: true;
   /** Items whose evidence its judgement uses: judged before it. */
   needs?: readonly CheckItemId[];
   /** Record this item's evidence from what the crawl observed. */
@@ -56,6 +60,7 @@ export const CHECKLIST: readonly ChecklistItem[] = [
   { id: 'content-types', reads: ['nodeinfo', 'health', 'lists', 'epds'], judge: judgeContentTypes },
   { id: 'cors', reads: ['nodeinfo', 'health', 'lists', 'epds', 'unknown-uuid'], judge: judgeCors },
   { id: 'base-url', reads: ['nodeinfo', 'health', 'lists'], judge: judgeBaseUrl },
+  { id: 'zip-export', reads: ['lists', 'zip-export'], informational: true, judge: judgeZipExport },
 ];
 
 /** Items in an order where each is judged after the ones it needs. */
@@ -332,6 +337,43 @@ function judgeBaseUrl(c: Crawled, ev: Evidence, x: JudgeContext): void {
   } else {
     ev.pass.push('nodeinfo is not part of the v1 path set; links checked against health node.baseUrl');
   }
+}
+
+/** Whether the node serves per-EPD ZIP exports: one EPD's export, read as ilcdlib's converter would. */
+function judgeZipExport(c: Crawled, ev: Evidence): void {
+  const z = c.zipExport;
+  if (!z) {
+    ev.pass.push(
+      c.sets.includes('default')
+        ? 'not checked: no EPD listed'
+        : 'not checked: ZIP exports belong to the soda4LCA path set (--paths default)',
+    );
+    return;
+  }
+  const { path, entry, r } = z;
+  if (r.failure === 'budget') return void ev.pass.push(`not checked: ${path} was not requested (time budget)`);
+  if (r.status === 404 || r.status === 410) {
+    ev.pass.push(
+      `no: ${path} answered HTTP ${r.status}; the node has no per-EPD ZIP exports, so ilcdlib's converter cannot fetch an EPD ` +
+        'with its dependencies in one request (po-node build --zip-export adds them)',
+    );
+    return;
+  }
+  if (r.status !== 200) return void ev.pass.push(`unknown: ${path} answered ${reason(r)}`);
+  const names: string[] = [];
+  try {
+    // Central directory only: nothing is inflated.
+    unzipSync(r.body, { filter: (f) => (names.push(f.name), false) });
+  } catch (e) {
+    return void ev.pass.push(`no: ${path} answered HTTP 200 but not with a ZIP (${(e as Error).message})`);
+  }
+  const own = names.some((n) => n.toLowerCase().startsWith(`ilcd/processes/${entry.uuid.toLowerCase()}`));
+  const kb = (r.body.length / 1024).toFixed(0);
+  ev.pass.push(
+    own
+      ? `yes: ${path}: HTTP 200, ${mediaType(r) || '(no type)'}, ${kb} KB, the EPD and ${names.length - 1} dependencies`
+      : `no: ${path}: HTTP 200, a ZIP of ${names.length} entries without the EPD itself (ILCD/processes/${entry.uuid}...)`,
+  );
 }
 
 function rel(c: Crawled, url: string): string {

@@ -8,7 +8,7 @@ import { append } from '../util/append.js';
 import { describe, type FetchResult, type HttpClient } from './http.js';
 import type { CheckLimits, Truncation } from './limits.js';
 import { validateFetchedEpd } from './validate-epd.js';
-import { HEALTH_URLS, LIST_URLS, NODEINFO_URLS } from '../site/routes.js';
+import { HEALTH_URLS, LIST_URLS, NODEINFO_URLS, SUB_URL } from '../site/routes.js';
 
 /**
  * The reading half of `check`: what the ECO Portal fetches from a node, once each, as observations. It judges
@@ -17,7 +17,7 @@ import { HEALTH_URLS, LIST_URLS, NODEINFO_URLS } from '../site/routes.js';
  */
 
 export type PathSet = 'default' | 'v1';
-export type SourceId = 'nodeinfo' | 'health' | 'lists' | 'epds' | 'unknown-uuid';
+export type SourceId = 'nodeinfo' | 'health' | 'lists' | 'epds' | 'unknown-uuid' | 'zip-export';
 
 export const UNKNOWN_UUID = '00000000-0000-4000-8000-000000000000';
 
@@ -110,6 +110,8 @@ export interface Crawled {
   /** In list order (not completion order), so evidence does not depend on timing. */
   epds: EpdObs[];
   unknown: { path: string; r: FetchResult }[];
+  /** The ZIP export of the first listed EPD, requested as ilcdlib's converter does (default path set only). */
+  zipExport?: { path: string; entry: Entry; r: FetchResult };
   /** Every 200 answer whose content type matters, in the order it was requested (EPDs in list order). */
   typed: { r: FetchResult; kind: 'xml' | 'json' }[];
   notes: string[];
@@ -132,6 +134,7 @@ const SOURCES: readonly { id: SourceId; read: (ctx: Run, c: Crawled) => Promise<
   { id: 'lists', read: readLists },
   { id: 'epds', read: readEpds },
   { id: 'unknown-uuid', read: readUnknown },
+  { id: 'zip-export', read: readZipExport },
 ];
 
 /** One crawl: its context and the documents requested so far. */
@@ -329,6 +332,14 @@ async function readEpds(ctx: Run, c: Crawled): Promise<void> {
 /** An unknown UUID at every dataset path: a node must answer 404. */
 async function readUnknown(ctx: Run, c: Crawled): Promise<void> {
   for (const p of c.datasetPaths) c.unknown.push({ path: p, r: await ctx.http.get(ctx.base + p + UNKNOWN_UUID) });
+}
+
+/** One EPD's ZIP export, as ilcdlib's converter asks for it: whether the node has them at all. */
+async function readZipExport(ctx: Run, c: Crawled): Promise<void> {
+  const entry = c.listed.values().next().value;
+  if (!entry || !c.sets.includes('default')) return;
+  const path = `/${SUB_URL.zipExport(entry.uuid)}?format=zip${entry.version ? `&version=${encodeURIComponent(entry.version)}` : ''}`;
+  c.zipExport = { path, entry, r: await ctx.http.get(ctx.base + path) };
 }
 
 function pageCap(list: string, max: number, read: number, total: number | undefined): Truncation {

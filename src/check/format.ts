@@ -8,8 +8,8 @@ export function formatCheckReport(r: CheckReport, c: Palette): string {
     '',
   ];
   for (const item of r.items) {
-    lines.push(`${item.ok ? c.green('PASS') : c.red('FAIL')}  ${item.title}`);
-    for (const e of item.evidence) lines.push(`      ${item.ok ? c.dim(e) : e}`);
+    lines.push(`${item.informational ? c.cyan('INFO') : item.ok ? c.green('PASS') : c.red('FAIL')}  ${item.title}`);
+    for (const e of item.evidence) lines.push(`      ${item.ok && !item.informational ? c.dim(e) : e}`);
   }
   if (r.notes.length) {
     lines.push('', 'Notes:');
@@ -27,11 +27,12 @@ export function formatCheckReport(r: CheckReport, c: Palette): string {
     `EPDs: ${r.epds.listed} listed, ${r.epds.retrieved} retrieved, ${r.epds.valid} valid`,
     '',
   );
-  const failed = r.items.filter((i) => !i.ok);
+  const judged = r.items.filter((i) => !i.informational);
+  const failed = judged.filter((i) => !i.ok);
   lines.push(
     r.ready
-      ? c.green(c.bold(`READY: all ${r.items.length} checklist items pass (${(r.durationMs / 1000).toFixed(1)} s).`))
-      : c.red(c.bold(`NOT READY: ${failed.length} of ${r.items.length} checklist items fail: ${failed.map((i) => i.id).join(', ')}.`)),
+      ? c.green(c.bold(`READY: all ${judged.length} checklist items pass (${(r.durationMs / 1000).toFixed(1)} s).`))
+      : c.red(c.bold(`NOT READY: ${failed.length} of ${judged.length} checklist items fail: ${failed.map((i) => i.id).join(', ')}.`)),
   );
   return lines.join('\n');
 }

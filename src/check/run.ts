@@ -23,7 +23,9 @@ export type PathSetChoice = 'default' | 'v1' | 'both';
 export interface CheckItem {
   id: CheckItemId;
   title: string;
+  /** Always true for an informational item: it reports, never fails readiness. */
   ok: boolean;
+  informational?: true;
   evidence: string[];
 }
 
@@ -172,12 +174,12 @@ async function crawlWith(
   if (o.maxAgeDays !== undefined) x.maxAgeDays = o.maxAgeDays;
   const ev = Object.fromEntries(CHECKLIST.map((i) => [i.id, { fail: [], pass: [], cut: [] }])) as unknown as Record<CheckItemId, Evidence>;
   for (const item of judgeOrder()) item.judge(c, ev[item.id], x, ev);
-  const items: CheckItem[] = CHECKLIST.map(({ id }) => {
+  const items: CheckItem[] = CHECKLIST.map(({ id, informational }) => {
     const { fail, pass, cut } = ev[id];
     const uniq = [...new Set([...cut, ...fail])];
     const more = uniq.length > MAX_EVIDENCE ? [`... and ${uniq.length - MAX_EVIDENCE} more`] : [];
     const evidence = uniq.length ? [...uniq.slice(0, MAX_EVIDENCE), ...more] : pass.slice(0, MAX_EVIDENCE);
-    return { id, title: CHECK_ITEMS[id], ok: uniq.length === 0, evidence };
+    return { id, title: CHECK_ITEMS[id], ok: uniq.length === 0, evidence, ...(informational ? { informational } : {}) };
   });
 
   const answered = http.log.filter((r) => r.status === 200);

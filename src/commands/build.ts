@@ -25,9 +25,11 @@ export function registerBuild(program: Command, io: Io, setExit: SetExit): void 
     .option('-o, --out <dir>', 'output folder (default: "out" from the config, else site)')
     .option('--strict', 'exit 1 and write nothing when any dataset is rejected (for CI)')
     .option(
-      '--no-zip-export',
-      'no per-EPD ZIP exports (resource/processes/<uuid>/zipexport): faster, smaller sites when no client needs them',
+      '--zip-export',
+      'also write a per-EPD ILCD ZIP export (resource/processes/<uuid>/zipexport, the EPD with its dependencies): ' +
+        "only ilcdlib's converter fetches it; makes the site about 7x larger (see below)",
     )
+    .option('--no-zip-export', 'no per-EPD ZIP exports (the default; overrides "zipExport": true in the config)')
     .option(
       '--clean',
       'full rebuild: ignore the incremental-build cache, and replace the output folder even if po-node did not create it (its contents are deleted)',
@@ -67,6 +69,13 @@ Examples:
   $ po-node build ILCD/ --out site --base-url https://epd.example.org/node
   $ po-node build --config po-node.config.json --strict --json > build-report.json
   $ po-node build --host github-pages --cache-dir .po-node-cache --format github   # in a GitHub Actions step
+  $ po-node build ILCD/ --zip-export   # also per-EPD ZIP exports, for clients that use ilcdlib's converter
+
+Per-EPD ZIP exports (--zip-export, config "zipExport": true) are what soda4LCA answers at
+/resource/processes/<uuid>/zipexport: the EPD with every dataset and document it references, in one ILCD ZIP. Only
+ilcdlib's converter fetches them (the ECO Portal and openLCA read the datasets one by one). Each export repeats the
+EPD's dependencies, so they make the site about 7x the size of the corpus and the build slower: turn them on when a
+client of the node uses that converter.
 
 With --host, the site is compared with the host's limits (GitHub Pages 1 GB, Cloudflare Pages 20,000 files and
 25 MiB per file, Netlify 54,000 files per folder): a warning names the remedy (docs/hosting.md#host-limits).`,
@@ -100,7 +109,7 @@ With --host, the site is compared with the host's limits (GitHub Pages 1 GB, Clo
       if (o.out) opts.out = o.out;
       if (o.cacheDir) opts.cacheDir = o.cacheDir;
       if (o.strict) opts.strict = true;
-      if (o.zipExport === false) opts.zipExport = false;
+      if (o.zipExport !== undefined) opts.zipExport = o.zipExport;
       if (o.clean) opts.clean = true;
       if (o.host) opts.hosts = [o.host];
       if (o.deployOut) opts.deployOut = o.deployOut;

@@ -42,7 +42,7 @@ export function readOptions(cmd: Command): Command {
     .option('--max-file-size <mb>', 'reject files larger than this many MB (default 50)', parseNumber);
 }
 
-/** Commander sets xsd/rules (and zipExport) to true by default; only an explicit --no-* may override the config. */
+/** Commander sets xsd/rules to true by default; only an explicit --no-* may override the config. */
 export function applyReadFlags(opts: ConfigOverrides, o: ReadFlags): void {
   if (o.config) opts.config = o.config;
   if (o.baseUrl) opts.baseUrl = o.baseUrl;

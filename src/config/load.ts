@@ -29,7 +29,7 @@ export interface ResolvedConfig {
   deploy: DeploySettings;
   /** Missing references of published EPDs are errors (--require-dependencies). */
   requireDependencies: boolean;
-  /** Per-EPD ILCD ZIP exports at resource/processes/<uuid>/zipexport (--no-zip-export turns them off). */
+  /** Per-EPD ILCD ZIP exports at resource/processes/<uuid>/zipexport (--zip-export; off by default). */
   zipExport: boolean;
   /** Pre-paged EPD lists (docs/hosting.md): the page sizes written, ascending. */
   paging: { pageSizes: number[] };
@@ -68,7 +68,7 @@ export interface ConfigOverrides {
   hosts?: string[];
   deployOut?: string;
   requireDependencies?: boolean;
-  /** false: no per-EPD ZIP exports (--no-zip-export). */
+  /** true: per-EPD ZIP exports (--zip-export); false: none (--no-zip-export, the default). */
   zipExport?: boolean;
   /** Folder of the incremental-build cache (--cache-dir), relative to the working directory. */
   cacheDir?: string;
@@ -202,7 +202,7 @@ export function loadConfig(o: ConfigOverrides = {}): ResolvedConfig {
       xsdTimeoutSeconds: raw.limits?.xsdTimeoutSeconds ?? DEFAULT_XSD_TIMEOUT_SECONDS,
     },
     requireDependencies: o.requireDependencies ?? raw.requireDependencies ?? false,
-    zipExport: o.zipExport ?? raw.zipExport ?? true,
+    zipExport: o.zipExport ?? raw.zipExport ?? false,
     paging: { pageSizes: [...new Set(raw.paging?.pageSizes ?? DEFAULT_PAGE_SIZES)].sort((a, b) => a - b) },
     hosts: parseHosts(o.hosts?.length ? o.hosts : (raw.hosts ?? [])),
     // Host configs that do not belong in the published tree go to a sibling of it: <out>-deploy.

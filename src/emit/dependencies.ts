@@ -6,19 +6,19 @@ import type { InputFile } from '../read/inputs.js';
 import { inputBytes, readInput } from '../read/zip.js';
 import { documentContentType, safeUuid as safe, SUB } from '../site/routes.js';
 import { inputSource, type PlannedFile } from './files.js';
-import { zipBytes, zipEntry, type ZipEntry } from './zip-writer.js';
+import { withName, zipEntry, zipParts, type ZipEntry } from './zip-writer.js';
 
 /** Bump when zipExport's layout changes, so cached exports are not reused. */
-const ZIP_FORMAT = 'zipexport/1\n';
+const ZIP_FORMAT = 'zipexport/2\n';
 
 /** Source documents, EPD PDFs and per-EPD ZIP exports. */
 export function planDependencyFiles(
   epds: readonly Dataset[],
   refs: ReferenceReport,
-  opts: { zipExport: boolean } = { zipExport: true },
+  opts: { zipExport: boolean } = { zipExport: false },
 ): PlannedFile[] {
   const files: PlannedFile[] = [];
-  // Dependencies recur in many exports: read and compress each once per build.
+  // Dependencies recur in many exports: read and compress each once per build (headers included).
   const cache = new Map<InputFile, Promise<ZipEntry>>();
   // Content keys for incremental builds: documents are hashed once (they are few and shared).
   const docKeys = new Map<InputFile, string>();
@@ -67,24 +67,22 @@ export async function zipExport(
   datasets: readonly Dataset[],
   documents: readonly SourceDocument[],
   cache?: Map<InputFile, Promise<ZipEntry>>,
-): Promise<Uint8Array> {
+): Promise<Uint8Array[]> {
   const entries = new Map<string, InputFile>();
   for (const d of [epd, ...datasets])
     entries.set(`ILCD/${typeInfo(d.header.type).folder}/${safe(d.header.uuid)}_${d.header.version}.xml`, d.file);
   // Two sources may name different files alike: the first (by source UUID) wins, as in one export folder.
   for (const sd of documents) if (!entries.has(`ILCD/external_docs/${sd.name}`)) entries.set(`ILCD/external_docs/${sd.name}`, sd.file);
   const make = async (name: string, f: InputFile) => zipEntry(name, await readInput(f), /\.(xml|txt|svg)$/i.test(name));
-  const out: ZipEntry[] = [];
-  for (const name of [...entries.keys()].sort()) {
+  const entry = async (name: string): Promise<ZipEntry> => {
     const f = entries.get(name)!;
     // The EPD itself is used once; its dependencies are shared (same input file gives the same entry name).
-    if (!cache || f === epd.file) out.push(await make(name, f));
-    else {
-      let p = cache.get(f);
-      if (!p) cache.set(f, (p = make(name, f)));
-      const e = await p;
-      out.push(e.name === name ? e : { ...e, name });
-    }
-  }
-  return zipBytes(out);
+    if (!cache || f === epd.file) return make(name, f);
+    let p = cache.get(f);
+    if (!p) cache.set(f, (p = make(name, f)));
+    const e = await p;
+    return e.name === name ? e : withName(e, name);
+  };
+  const out = await Promise.all([...entries.keys()].sort().map(entry));
+  return zipParts(out);
 }

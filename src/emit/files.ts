@@ -1,3 +1,4 @@
+import { open } from 'node:fs/promises';
 import type { Catalog } from '../catalog/build.js';
 import type { ReferenceReport } from '../catalog/references.js';
 import type { ResolvedConfig } from '../config/load.js';
@@ -9,9 +10,16 @@ export interface PlannedFile {
   /** Relative to the output folder, `/` separators. */
   path: string;
   contentType: string;
-  /** `parts`: generated while written (the lists; bounded memory), called once per write. */
+  /**
+   * `parts`: generated while written (the lists; bounded memory), called once per write. `make`: made when written;
+   * several buffers (a ZIP export: shared entries, then its central directory) are written in order with one writev.
+   */
   source:
-    { copy: string } | { text: string } | { bytes: Uint8Array } | { make: () => Promise<Uint8Array> } | { parts: () => Iterable<string> };
+    | { copy: string }
+    | { text: string }
+    | { bytes: Uint8Array }
+    | { make: () => Promise<Uint8Array | readonly Uint8Array[]> }
+    | { parts: () => Iterable<string> };
   /** Content key (same key, same bytes): lets an incremental build reuse the previous site's file. */
   key?: string;
 }
@@ -34,5 +42,23 @@ export function assertUniquePaths(files: readonly PlannedFile[]): void {
   for (const f of files) {
     if (seen.has(f.path)) throw new Error(`internal: two outputs for ${f.path}`);
     seen.add(f.path);
+  }
+}
+
+/** Write what a `make` source made: one buffer, or several with one writev (never copied into one). */
+export async function writeMade(path: string, made: Uint8Array | readonly Uint8Array[]): Promise<void> {
+  // Empty buffers (an empty stored entry) are left out: a writev that writes nothing then means an error.
+  const bufs = (made instanceof Uint8Array ? [made] : [...made]).filter((b) => b.length);
+  const fh = await open(path, 'w');
+  try {
+    // A full disk ends a writev short, without an error: the rest is written again, and that write fails (ENOSPC).
+    while (bufs.length) {
+      let { bytesWritten: n } = await fh.writev(bufs);
+      if (n === 0) throw new Error(`internal: nothing written to ${path}`);
+      while (bufs.length && n >= bufs[0]!.length) n -= bufs.shift()!.length;
+      if (n) bufs[0] = bufs[0]!.subarray(n);
+    }
+  } finally {
+    await fh.close();
   }
 }

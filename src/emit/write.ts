@@ -5,7 +5,7 @@ import { OutputError } from '../errors.js';
 import { isSafeDocumentName } from '../read/inputs.js';
 import { isInside } from '../util/paths.js';
 import type { BuildCache } from '../cache/build-cache.js';
-import type { PlannedFile } from './files.js';
+import { writeMade, type PlannedFile } from './files.js';
 import { checkWritable, MOUNT_HINT, outputFailure, removeStaleTemps, tempPrefix } from './output-dir.js';
 import { coalesce } from './stream.js';
 
@@ -197,7 +197,7 @@ async function writeOne(dir: string, f: PlannedFile, mtime?: Date, cache?: Build
   }
   if ('copy' in f.source) await copyFile(f.source.copy, to, constants.COPYFILE_FICLONE);
   else if ('bytes' in f.source) await writeFile(to, f.source.bytes);
-  else if ('make' in f.source) await writeFile(to, await f.source.make());
+  else if ('make' in f.source) await writeMade(to, await f.source.make());
   else if ('parts' in f.source) await writeFile(to, coalesce(f.source.parts()));
   else await writeFile(to, f.source.text);
   await chmod(to, SITE_MODES.file);

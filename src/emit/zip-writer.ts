@@ -1,10 +1,11 @@
-import { crc32 as nodeCrc32, deflateRawSync } from 'node:zlib';
+import { crc32 as nodeCrc32, deflateRaw } from 'node:zlib';
+import { promisify } from 'node:util';
 
 /**
- * A minimal deterministic ZIP writer (PKZIP 2.0: stored or deflated entries, no ZIP64, constant
- * timestamps). It exists so an entry can be compressed once and reused: every per-EPD ZIP export
- * repeats the same ~50 dependency datasets, and deflating them again for each EPD cost more than
- * the rest of the build (bench: 23 s of 77 s at 2,000 EPDs with fflate's zipSync).
+ * A minimal deterministic ZIP writer (PKZIP 2.0: stored or deflated entries, no ZIP64, constant timestamps). It
+ * exists so an entry can be compressed once and reused: every per-EPD ZIP export repeats the same ~50 dependency
+ * datasets. An entry is prepared once (compressed, its local header and central record made) and an export is the
+ * list of those buffers plus one central directory, written with one writev: no export is ever copied into one buffer.
  */
 export interface ZipEntry {
   name: string;
@@ -12,74 +13,85 @@ export interface ZipEntry {
   size: number;
   method: 0 | 8;
   data: Uint8Array;
+  /** Local file header, name included. */
+  local: Buffer;
+  /** Central directory record, name included, with local header offset 0 (set per archive). */
+  central: Buffer;
 }
 
 /** 2000-01-01 00:00, as DOS date and time: entries never carry the build time. */
 const DOS_DATE = ((2000 - 1980) << 9) | (1 << 5) | 1;
 const DOS_TIME = 0;
+/**
+ * Level 1: 0.26 ms of CPU per EPD entry vs 0.47 ms at level 6, for exports 0.5% larger (docs/dependencies.md). In the
+ * thread pool, so the ZIP of one EPD is compressed while the main thread writes others.
+ */
+const LEVEL = 1;
+const deflate = promisify(deflateRaw);
 
-export function zipEntry(name: string, bytes: Uint8Array, deflate: boolean): ZipEntry {
+export async function zipEntry(name: string, bytes: Uint8Array, compress: boolean): Promise<ZipEntry> {
   const crc = crc32(bytes);
-  if (!deflate) return { name, crc, size: bytes.length, method: 0, data: bytes };
-  const data = deflateRawSync(bytes, { level: 6 });
+  const data = compress ? await deflate(bytes, { level: LEVEL }) : bytes;
   // Incompressible data is stored, as zip tools do.
   return data.length < bytes.length
-    ? { name, crc, size: bytes.length, method: 8, data }
-    : { name, crc, size: bytes.length, method: 0, data: bytes };
+    ? withName({ crc, size: bytes.length, method: 8, data }, name)
+    : withName({ crc, size: bytes.length, method: 0, data: bytes }, name);
 }
 
-/** Entries in the order given; names are UTF-8 (flag bit 11 when not ASCII). */
-export function zipBytes(entries: readonly ZipEntry[]): Uint8Array {
-  const names = entries.map((e) => Buffer.from(e.name, 'utf8'));
-  let size = 22;
-  entries.forEach((e, i) => (size += 30 + 46 + 2 * names[i]!.length + e.data.length));
-  const out = Buffer.alloc(size);
-  let o = 0;
-  const offsets: number[] = [];
-  const head = (sig: number, e: ZipEntry, name: Buffer, central: boolean, offset: number) => {
-    out.writeUInt32LE(sig, o);
-    o += 4;
-    if (central) {
-      out.writeUInt16LE(20, o);
-      o += 2;
-    }
-    out.writeUInt16LE(20, o);
-    out.writeUInt16LE(/^[\x20-\x7e]*$/.test(e.name) ? 0 : 0x800, o + 2);
-    out.writeUInt16LE(e.method, o + 4);
-    out.writeUInt16LE(DOS_TIME, o + 6);
-    out.writeUInt16LE(DOS_DATE, o + 8);
-    out.writeUInt32LE(e.crc >>> 0, o + 10);
-    out.writeUInt32LE(e.data.length, o + 14);
-    out.writeUInt32LE(e.size, o + 18);
-    out.writeUInt16LE(name.length, o + 22);
-    out.writeUInt16LE(0, o + 24);
-    o += 26;
-    if (central) {
-      // comment length, disk, internal and external attributes: zero; then the local header offset.
-      out.fill(0, o, o + 10);
-      out.writeUInt32LE(offset, o + 10);
-      o += 14;
-    }
-    name.copy(out, o);
-    o += name.length;
+/** The same entry under another name (one input file named differently by two exports). */
+export function withName(e: Pick<ZipEntry, 'crc' | 'size' | 'method' | 'data'>, name: string): ZipEntry {
+  const n = Buffer.from(name, 'utf8');
+  const local = Buffer.alloc(30 + n.length);
+  const central = Buffer.alloc(46 + n.length);
+  local.writeUInt32LE(0x04034b50, 0);
+  central.writeUInt32LE(0x02014b50, 0);
+  central.writeUInt16LE(20, 4);
+  // Local fields from "version needed" on are the central ones from offset 6; the rest stays zero (offset set per archive).
+  const fields = (b: Buffer, o: number) => {
+    b.writeUInt16LE(20, o);
+    b.writeUInt16LE(/^[\x20-\x7e]*$/.test(name) ? 0 : 0x800, o + 2);
+    b.writeUInt16LE(e.method, o + 4);
+    b.writeUInt16LE(DOS_TIME, o + 6);
+    b.writeUInt16LE(DOS_DATE, o + 8);
+    b.writeUInt32LE(e.crc >>> 0, o + 10);
+    b.writeUInt32LE(e.data.length, o + 14);
+    b.writeUInt32LE(e.size, o + 18);
+    b.writeUInt16LE(n.length, o + 22);
   };
-  entries.forEach((e, i) => {
-    offsets.push(o);
-    head(0x04034b50, e, names[i]!, false, 0);
-    out.set(e.data, o);
-    o += e.data.length;
-  });
-  const cd = o;
-  entries.forEach((e, i) => head(0x02014b50, e, names[i]!, true, offsets[i]!));
-  out.writeUInt32LE(0x06054b50, o);
-  out.writeUInt16LE(0, o + 4);
-  out.writeUInt16LE(0, o + 6);
-  out.writeUInt16LE(entries.length, o + 8);
-  out.writeUInt16LE(entries.length, o + 10);
-  out.writeUInt32LE(o - cd, o + 12);
-  out.writeUInt32LE(cd, o + 16);
-  out.writeUInt16LE(0, o + 20);
-  return out;
+  fields(local, 4);
+  fields(central, 6);
+  n.copy(local, 30);
+  n.copy(central, 46);
+  return { name, crc: e.crc, size: e.size, method: e.method, data: e.data, local, central };
+}
+
+/** The archive as buffers to write in order (entries as given; the last buffer is the central directory). */
+export function zipParts(entries: readonly ZipEntry[]): Uint8Array[] {
+  const parts: Uint8Array[] = [];
+  let cdSize = 0;
+  for (const e of entries) cdSize += e.central.length;
+  const cd = Buffer.alloc(cdSize + 22);
+  let offset = 0;
+  let o = 0;
+  for (const e of entries) {
+    parts.push(e.local, e.data);
+    e.central.copy(cd, o);
+    cd.writeUInt32LE(offset, o + 42);
+    o += e.central.length;
+    offset += e.local.length + e.data.length;
+  }
+  cd.writeUInt32LE(0x06054b50, o);
+  cd.writeUInt16LE(entries.length, o + 8);
+  cd.writeUInt16LE(entries.length, o + 10);
+  cd.writeUInt32LE(cdSize, o + 12);
+  cd.writeUInt32LE(offset, o + 16);
+  parts.push(cd);
+  return parts;
+}
+
+/** The archive in one buffer (tests, small archives). */
+export function zipBytes(entries: readonly ZipEntry[]): Buffer {
+  return Buffer.concat(zipParts(entries));
 }
 
 let table: Uint32Array | undefined;

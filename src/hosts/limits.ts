@@ -46,7 +46,7 @@ export interface SiteMeasure {
   bytes: number;
   /** Size of the tar GitHub's upload-pages-artifact makes (it dereferences hard links): 512-byte headers, padded data. */
   artifactBytes: number;
-  /** Per-EPD ZIP exports: what --no-zip-export saves. */
+  /** Per-EPD ZIP exports (--zip-export): what a build without them saves. */
   zipExports: number;
   zipExportBytes: number;
   largest?: { path: string; bytes: number };

@@ -36,7 +36,7 @@ const host = (p: { host: string; source: string }, text: string) => `${p.host}: 
 /** The per-EPD ZIP exports are most of a large site: say what dropping them saves, when there are any, then the remedy. */
 const dropZips = (zipExports: number, what: string, remedy: string) =>
   zipExports
-    ? ` Build with --no-zip-export to drop the per-EPD ZIP exports (${what}), or ${remedy}`
+    ? ` Build without --zip-export ("zipExport": false, the default) to drop the per-EPD ZIP exports (${what}), or ${remedy}`
     : ` ${remedy[0]!.toUpperCase()}${remedy.slice(1)}`;
 type HostParams = { host: string; source: string; limit: number };
 
@@ -274,7 +274,7 @@ export const MESSAGES = {
     meaning:
       'with `--host`: the built site is over a limit of that host (GitHub Pages 1 GB, Cloudflare Pages 20,000 files / 25 MiB per ' +
       'file, Netlify 54,000 files per folder; [hosting.md](hosting.md#host-limits))',
-    fix: '`--no-zip-export`, another plan, or S3 + CloudFront, as the message says',
+    fix: 'a build without `--zip-export`, another plan, or S3 + CloudFront, as the message says',
     text: {
       'site-bytes': (p: HostParams & { bytes: number; zipExports: number; zipExportBytes: number }) =>
         host(

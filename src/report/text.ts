@@ -73,7 +73,8 @@ export function formatBuildSummary(r: BuildResult, c: Palette): string {
     const k = r.cache;
     // In CI the line that shows whether the restored cache was hit.
     if (k.byStat + k.byContent + k.fromSite + k.fromBlobs > 0) {
-      const blobs = k.fromBlobs ? `, ${n(k.fromBlobs, 'ZIP export')} from the cache` : '';
+      // Kept copies of what is made, not copied: EPD pages, and ZIP exports with --zip-export.
+      const blobs = k.fromBlobs ? `, ${k.fromBlobs} EPD pages and ZIP exports from the cache` : '';
       lines.push(`Incremental: ${k.byStat + k.byContent} inputs unchanged (${k.byContent} recognised by content), ${k.read} read${blobs}`);
     }
     if (r.paging) {

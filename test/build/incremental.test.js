@@ -9,7 +9,8 @@ import { cleanup, EXAMPLE_DATA, REAL_EPDS, tmp, tree, walkFiles } from '../helpe
 test.after.each(cleanup);
 
 const now = new Date('2026-01-02T03:04:05Z');
-const quiet = { now };
+// With ZIP exports: their reuse (from the previous site, or the cache's blobs on a fresh runner) is tested too.
+const quiet = { now, zipExport: true };
 
 /** An incremental build into `inc` and a clean build of the same inputs into a fresh folder: same tree. */
 async function compare(dir, inc, extra = {}) {

@@ -85,15 +85,15 @@ test('--out (and init --dir) in a folder the user may not write: one line naming
 
 test('disk full during the write: one line naming ENOSPC; the old site intact, no temporary folder left', () => {
   const disk = join(tmp(), 'disk');
-  // The example site takes about 7.3 MB: room for one, not for a second one beside it.
+  // The example site with its ZIP exports takes about 7.3 MB: room for one, not for a second one beside it.
   const m = tmpfs(disk, 'size=12m', 'the disk-full test');
   if (!m) return;
   try {
     const out = join(disk, 'site');
-    assert.is(run(['build', ...EXAMPLE, '--out', out]).code, 0);
+    assert.is(run(['build', ...EXAMPLE, '--zip-export', '--out', out]).code, 0);
     const before = tree(out);
     // --clean: every file written anew, none hard-linked from the old site.
-    const r = run(['build', ...EXAMPLE, '--out', out, '--clean']);
+    const r = run(['build', ...EXAMPLE, '--zip-export', '--out', out, '--clean']);
     oneLine(r, /Cannot write the site to \S+\/disk\/site: no space left on device \(ENOSPC\)$/);
     assert.match(r.err, 'a previous site there is unchanged');
     assert.equal(readdirSync(disk), ['site']);

@@ -55,7 +55,7 @@ function refsOf(xml) {
 }
 
 test('every reference of every example EPD resolves over HTTP except the known-missing ones, which are reported', async () => {
-  const { out, result } = await buildExample();
+  const { out, result } = await buildExample({ zipExport: true });
   const host = await serveSite(out);
   try {
     const status = new Map(); // url -> status

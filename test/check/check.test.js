@@ -73,7 +73,8 @@ check('the example node over HTTP is ready: every item passes, report is schema-
   assert.ok(front.stats.paths.some((p) => /^\/resource\/processes\/00000000-/.test(p)));
   assert.is(r.timing.failed, 0);
   assert.ok(r.timing.worstMs >= r.timing.medianMs);
-  assert.is(r.caching.responses, r.timing.requests - 2); // all but the two 404 probes
+  // All but the 404s: the two unknown-UUID probes and the ZIP export (built without --zip-export).
+  assert.is(r.caching.responses, r.timing.requests - 3);
 });
 
 check('never more requests in flight than --concurrency', async () => {
@@ -282,6 +283,28 @@ check('CLI: check <folder> serves it locally; --json is schema-valid; exit 0', a
   assert.is(report.local, true);
   assert.match(report.baseUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
   assert.ok(report.items.find((i) => i.id === 'base-url').evidence.some((e) => e.includes('http://localhost:8080/resource')));
+});
+
+check('zip-export: informational, never part of readiness; says whether the node serves per-EPD ZIP exports', async () => {
+  const without = (await buildExample()).out;
+  const io = fakeIo();
+  assert.is(await main(['node', 'po-node', 'check', without, '--json'], io), 0, io.err());
+  const report = JSON.parse(io.out());
+  assert.equal(validateWithSchema('check-report', report), []);
+  assert.ok(report.ready, 'a node without ZIP exports is ready');
+  const no = item(report, 'zip-export');
+  assert.equal([no.ok, no.informational], [true, true]);
+  assert.match(no.evidence[0], /^no: \/resource\/processes\/[0-9a-f-]{36}\/zipexport\?format=zip&version=[\d.]+ answered HTTP 404/);
+
+  const withZip = (await buildExample({ zipExport: true })).out;
+  const text = fakeIo();
+  assert.is(await main(['node', 'po-node', 'check', withZip], text), 0, text.err());
+  assert.match(text.out(), /INFO {2}Per-EPD ZIP exports/);
+  assert.match(
+    text.out(),
+    /yes: \/resource\/processes\/[0-9a-f-]{36}\/zipexport\S*: HTTP 200, application\/zip, \d+ KB, the EPD and \d+ dependencies/,
+  );
+  assert.match(text.out(), /READY: all 7 checklist items pass/);
 });
 
 check('CLI: text checklist, exit 1 when not ready; exit 2 on usage errors', async () => {

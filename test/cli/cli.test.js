@@ -144,5 +144,24 @@ test('po-node.config.json in the working directory is used without --config', ()
   assert.match(readFileSync(join(dir, 'public/nodeinfo/index.xml'), 'utf8'), '<nodeID>PO_NODE_EXAMPLE</nodeID>');
 });
 
+test('ZIP exports: off by default, --zip-export or "zipExport": true turn them on, --no-zip-export overrides the config', () => {
+  const dir = tmp();
+  const cfg = JSON.parse(readFileSync(EXAMPLE_CONFIG, 'utf8'));
+  delete cfg.$schema;
+  cfg.inputs = [join(ROOT, 'examples/ilcdlib/ibu_with_dependencies')];
+  writeFileSync(join(dir, 'off.json'), JSON.stringify(cfg));
+  writeFileSync(join(dir, 'on.json'), JSON.stringify({ ...cfg, zipExport: true }));
+  const zip = 'resource/processes/2eb43850-0ab2-4068-afe5-218d69a096f8_files/zipexport.zip';
+  const built = (name, ...args) => {
+    const r = run(['build', '--config', name, '--out', name.replace('.json', ''), '--level', '1', '-q', ...args], { cwd: dir });
+    assert.is(r.code, 0, r.err);
+    return existsSync(join(dir, name.replace('.json', ''), zip));
+  };
+  assert.equal(
+    [built('off.json'), built('on.json'), built('off.json', '--zip-export'), built('on.json', '--no-zip-export')],
+    [false, true, true, false],
+  );
+});
+
 test.after(cleanup);
 test.run();

@@ -33,7 +33,8 @@ async function buildFrom(edit = () => {}, extra = {}) {
   cpSync(EXAMPLE_DATA, data, { recursive: true });
   edit(data);
   const out = join(base, 'site');
-  const r = await build({ config: EXAMPLE_CONFIG, inputs: [data], out, now: new Date('2026-01-02T03:04:05Z'), ...extra });
+  // With ZIP exports: their upload (application/zip) is deployed and checked too.
+  const r = await build({ config: EXAMPLE_CONFIG, inputs: [data], out, now: new Date('2026-01-02T03:04:05Z'), zipExport: true, ...extra });
   assert.ok(r.ok, 'test site builds');
   return out;
 }

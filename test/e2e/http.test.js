@@ -9,7 +9,7 @@ import { createSiteServer } from '../../dist/index.js';
 const e2e = suite('e2e over HTTP');
 let server;
 e2e.before(async () => {
-  const { out } = await buildExample();
+  const { out } = await buildExample({ zipExport: true });
   const site = createSiteServer(out, { port: 0 });
   const { url } = await site.listen();
   server = { base: url, close: () => site.close() };

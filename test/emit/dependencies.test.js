@@ -9,8 +9,8 @@ import { buildExample, cleanup, EXAMPLE_DATA, REAL_EPDS, sha256, tmp } from '../
 test.after.each(cleanup);
 
 test('ZIP exports are deterministic: same bytes whatever the build time', async () => {
-  const a = await buildExample({ now: new Date('2026-01-02T03:04:05Z') });
-  const b = await buildExample({ now: new Date('2030-06-07T08:09:10Z') });
+  const a = await buildExample({ now: new Date('2026-01-02T03:04:05Z'), zipExport: true });
+  const b = await buildExample({ now: new Date('2030-06-07T08:09:10Z'), zipExport: true });
   for (const e of REAL_EPDS) {
     const p = `resource/processes/${e.uuid}_files/zipexport.zip`;
     assert.is(sha256(readFileSync(join(a.out, p))), sha256(readFileSync(join(b.out, p))), p);
@@ -36,7 +36,7 @@ test('a digital file with a non-ASCII name inside a ZIP input is served under it
     }),
   );
   const out = join(dir, 'site');
-  const r = await build({ inputs: [join(dir, 'export.zip')], out, cwd: dir, now: new Date('2026-01-02T03:04:05Z') });
+  const r = await build({ inputs: [join(dir, 'export.zip')], out, cwd: dir, now: new Date('2026-01-02T03:04:05Z'), zipExport: true });
   const served = join(out, 'resource/sources/f80e7199-ba68-4fc0-8f99-9c2add485611_files/Prüfbericht ä.pdf');
   assert.ok(existsSync(served));
   assert.ok(readFileSync(served).equals(doc));

@@ -12,7 +12,7 @@ const BASE = 'http://localhost:8080';
 const page = suite('EPD pages');
 let out;
 page.before(async () => {
-  ({ out } = await buildExample());
+  ({ out } = await buildExample({ zipExport: true }));
 });
 page.after(cleanup);
 
@@ -152,7 +152,7 @@ page('only the v1 path set: the page links the v1 document; no soda4LCA, PDF or 
   assert.is(planned.path, `epd/${e.uuid}/index.html`);
   const source = planned.source;
   if (!('make' in source)) throw new Error('a page is made when it is written');
-  const doc = Buffer.from(await source.make()).toString('utf8');
+  const doc = Buffer.from(/** @type {Uint8Array} */ (await source.make())).toString('utf8');
   assert.match(doc, `href="../../v1/epds/${e.uuid}"`);
   assert.not.match(doc, 'resource/');
   assert.is(Object.keys(lciaTable(doc)).length, 7);

@@ -11,7 +11,7 @@ import { buildExample, cleanup } from '../helpers/index.js';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const builds = {};
 async function built(host) {
-  builds[host] ??= await buildExample({ hosts: [host] });
+  builds[host] ??= await buildExample({ hosts: [host], zipExport: true });
   return builds[host].out;
 }
 

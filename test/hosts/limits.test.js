@@ -10,7 +10,7 @@ import { BIN, buildExample, cleanup, REAL_EPDS, tmp, walkFiles } from '../helper
 test.after.each(cleanup);
 
 test('the site is measured as the Pages artifact holds it: hard links count once per path', async () => {
-  const { out, result } = await buildExample({ hosts: ['github-pages'] });
+  const { out, result } = await buildExample({ hosts: ['github-pages'], zipExport: true });
   assert.ok(!result.findings.some((f) => f.ruleId === 'host-limit'), 'the example is far below every limit');
   const m = measureSite(out);
   const files = walkFiles(out);
@@ -48,7 +48,7 @@ test('above a limit: one warning per limit, naming the remedy and the source', (
   assert.is(gh[0].severity, 'warning');
   assert.is(gh[0].ruleId, 'host-limit');
   assert.match(gh[0].message, /1\.50 GB as published, over the 1\.00 GB limit/);
-  assert.match(gh[0].message, /--no-zip-export/);
+  assert.match(gh[0].message, /without --zip-export/);
   assert.match(gh[0].message, /1\.10 GB of it/);
   assert.match(gh[0].message, /S3 \+ CloudFront/);
   assert.ok(gh[0].message.includes(HOST_LIMITS['github-pages'].source));
@@ -67,7 +67,7 @@ test('above a limit: one warning per limit, naming the remedy and the source', (
 test('host limits without ZIP exports name the remedy as a sentence; the numbers are in params', () => {
   const m = { files: 30_000, bytes: 1.4e9, artifactBytes: 1.5e9, zipExports: 0, zipExportBytes: 0 };
   const [gh] = hostLimitFindings(m, ['github-pages']);
-  assert.not.match(gh.message, /--no-zip-export/);
+  assert.not.match(gh.message, /without --zip-export/);
   assert.match(gh.message, /may be refused\. Publish to S3 \+ CloudFront \(no site size limit\)\. \(limits: /);
   assert.equal(gh.params, {
     case: 'site-bytes',

@@ -23,11 +23,10 @@ async function setup() {
   const port = await freePort();
   makeCorpus(join(dir, 'corpus'), N);
   const out = join(dir, 'site');
-  // Level 1 and no ZIP exports: the lists are what is tested, and the build stays fast.
+  // Level 1 (and no ZIP exports, the default): the lists are what is tested, and the build stays fast.
   const cfg = {
     inputs: [join(dir, 'corpus')],
     out,
-    zipExport: false,
     validation: { structure: false, xsd: false, rules: false },
     hosts: ['nginx', 'apache', 's3-cloudfront'],
     deploy: { listen: `127.0.0.1:${port}`, serverName: 'localhost' },
@@ -98,7 +97,7 @@ async function buildExampleWith(extra) {
   const cfg = { ...JSON.parse(readFileSync(EXAMPLE_CONFIG, 'utf8')), inputs: [EXAMPLE_DATA], out: join(dir, 'site'), ...extra };
   delete cfg.$schema;
   writeFileSync(join(dir, 'po-node.config.json'), JSON.stringify(cfg));
-  const result = await build({ config: join(dir, 'po-node.config.json'), zipExport: false });
+  const result = await build({ config: join(dir, 'po-node.config.json') });
   return { dir, out: cfg.out, result };
 }
 

@@ -22,6 +22,7 @@ async function setup() {
     inputs: [EXAMPLE_DATA],
     out: join(dir, 'site'),
     hosts: ['nginx', 'apache', 'github-pages'],
+    zipExport: true,
     deploy: { listen: `127.0.0.1:${port}`, serverName: 'localhost' },
   });
   writeFileSync(join(dir, 'po-node.config.json'), JSON.stringify(cfg));

@@ -71,7 +71,7 @@ let built;
 async function site() {
   if (!built) {
     // No XSD pass: these tests are about serving, and it is most of the build time.
-    built = (await buildExample({ xsd: false })).out;
+    built = (await buildExample({ xsd: false, zipExport: true })).out;
     for (const d of [dirname(built), built]) chmodSync(d, 0o755);
   }
   return built;

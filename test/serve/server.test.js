@@ -16,7 +16,7 @@ import { BIN, buildExample, cleanup, REAL_EPDS, tmp } from '../helpers/index.js'
 let site;
 async function setup() {
   if (site) return site;
-  const { out } = await buildExample();
+  const { out } = await buildExample({ zipExport: true });
   writeFileSync(join(out, `resource/sources/${ODD_DOC.source}_files/${ODD_DOC.name}`), ODD_DOC.bytes);
   const srv = createSiteServer(out, { port: 0 });
   const { port } = await srv.listen();

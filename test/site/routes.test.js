@@ -23,7 +23,7 @@ const ABSENT_IN_EXAMPLE = new Set(['list:lciamethods', 'dataset:lciamethods']);
 
 let site;
 test.before(async () => {
-  site = await buildExample({ xsd: false });
+  site = await buildExample({ xsd: false, zipExport: true });
 });
 test.after(() => cleanup());
 
