@@ -59,14 +59,30 @@ export interface BuildResult {
   /** Dependencies of the published EPDs: resolved and missing references (src/catalog/references.ts). */
   references?: ReferenceReport;
   /**
-   * Settles (never rejects) once the trees this build replaced are deleted: that runs after the result is returned,
-   * off the critical path. Await it before looking at the output folder's parent or exiting.
+   * Settles (never rejects) once the work left after the result is done, off the critical path: the trees this build
+   * replaced deleted, the incremental-build cache and the build manifest saved. Await it before looking at the output
+   * folder's parent or exiting (a build of the same output in this process waits for it by itself).
    */
-  cleanup: Promise<void>;
+  settled: Promise<void>;
   /** What the incremental-build cache saved: inputs not read again, outputs linked instead of written. */
   cache: CacheStats;
   /** The pre-paged lists written (files of both formats) and the bytes they add to the site. */
   paging?: { pageSizes: number[]; files: number; bytes: number };
+}
+
+/** Saves of the cache and manifest still running, by cache file: a build of the same output waits for them. */
+const pending = new Map<string, Promise<void>>();
+
+/** Run `fn` after the current result is returned; never rejects (a failed save costs only the next build's time). */
+function after(file: string, fn: () => Promise<void>): Promise<void> {
+  const p = new Promise<void>((ok) => setImmediate(ok))
+    .then(fn)
+    .catch(() => undefined)
+    .finally(() => {
+      if (pending.get(file) === p) pending.delete(file);
+    });
+  pending.set(file, p);
+  return p;
 }
 
 type Stored = StoredResult<BuildSummary, HealthDoc, BuildResult['paging']>;
@@ -91,6 +107,7 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   const sde = process.env.SOURCE_DATE_EPOCH;
   const key = BuildManifest.key(cacheKey(cfg0, now0, cwd), { sde: sde ?? null, out: cfg0.out, deployOut: cfg0.deploy.out });
   const manifest = new BuildManifest(cacheAt);
+  await pending.get(cacheAt);
   if (!opts.clean) {
     const stored = manifest.upToDate<BuildSummary, HealthDoc, BuildResult['paging']>(key, found.files, found.findings);
     if (stored) return keep(stored, manifest, opts, prepared, cwd, started);
@@ -126,7 +143,7 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
     references,
     cache: cache.stats,
     upToDate: false,
-    cleanup: Promise.resolve(),
+    settled: Promise.resolve(),
   };
   if (opts.strict && summary.errors > 0) {
     return { ...base, ok: false, written: false, status: 'not-written', durationMs: performance.now() - started };
@@ -158,7 +175,6 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
       return (late = healthFiles(health, cfg));
     },
   );
-  await cache.save();
   // Hosts that refuse a site above their limits (GitHub Pages 1 GB, ...): warn now, not at the deployment.
   const limited = (cfg.hosts ?? []).filter((h) => HOST_LIMITS[h]);
   if (limited.length) {
@@ -177,7 +193,7 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   const pages = join(cfg.out, PAGES_DIR);
   const paged = existsSync(pages) ? measureSite(pages) : undefined;
   const paging = paged ? { pageSizes: cfg.paging.pageSizes, files: paged.files, bytes: paged.bytes } : undefined;
-  manifest.save<BuildSummary, HealthDoc, BuildResult['paging']>(key, base.builtAt, inputStats, found.findings, trees, {
+  const stored = {
     summary,
     findings,
     health: health!,
@@ -185,6 +201,12 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
     ...(deployDisplay ? { deployDisplay } : {}),
     xmlInputs: found.files.filter((f) => f.kind === 'xml').length,
     stamped: stampedFiles([[...files, ...late], deploy], base.builtAt),
+  };
+  // Saved after the result is returned (they only speed up the next build); the next build of this output in this
+  // process waits for them, the CLI before it exits.
+  const saved = after(cacheAt, async () => {
+    await cache.save();
+    manifest.save<BuildSummary, HealthDoc, BuildResult['paging']>(key, base.builtAt, inputStats, found.findings, trees, stored);
   });
   return {
     ...base,
@@ -194,7 +216,7 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
     written: true,
     status: health!.status,
     health: health!,
-    cleanup: Promise.all([removed, deployed?.removed]).then(() => undefined),
+    settled: Promise.all([removed, deployed?.removed, saved]).then(() => undefined),
     durationMs: performance.now() - started,
   };
 }
@@ -235,7 +257,7 @@ async function keep(
     cache,
     upToDate: true,
     // Leftovers of killed builds go as in any build, after the result.
-    cleanup: removeStaleTemps(resolve(cfg.out)).catch(() => undefined),
+    settled: removeStaleTemps(resolve(cfg.out)).catch(() => undefined),
   };
   if (opts.strict && stored.summary.errors > 0) {
     return { ...base, ok: false, written: false, status: 'not-written', durationMs: performance.now() - started };

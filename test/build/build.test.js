@@ -121,7 +121,7 @@ test('rebuilding replaces the site atomically and leaves no temporary folders', 
   const r = await build({ config: EXAMPLE_CONFIG, out, now: NOW });
   assert.not.ok(existsSync(join(out, 'stale.txt')));
   // The replaced site is deleted after the result is returned (off the critical path).
-  await r.cleanup;
+  await r.settled;
   assert.equal(readdirSync(base), ['site']);
 });
 

@@ -29,6 +29,22 @@ function project() {
   return { dir, out: join(dir, 'site'), opts, settle };
 }
 
+/**
+ * Before each change: the shortcut is live (a build now is a no-op), so a test that then sees no no-op proves the
+ * change was seen, not that the shortcut was off anyway. A build right after a change records stats too close to it
+ * to be trusted: the build after that one is the no-op.
+ */
+async function ready(p, extra = {}) {
+  await p.settle();
+  let r = await build(p.opts(extra));
+  if (!r.upToDate) {
+    await p.settle();
+    r = await build(p.opts(extra));
+  }
+  assert.ok(r.upToDate, 'the no-op shortcut is live before the change');
+  await p.settle();
+}
+
 /** The same inputs built clean into a fresh folder: the tree and the findings an incremental build must equal. */
 async function clean(p, extra = {}) {
   return build({ ...p.opts(extra), out: join(tmp(), 'site'), clean: true });
@@ -47,7 +63,7 @@ const epdOut = (p, e) => join(p.out, 'resource/processes', e.uuid);
 test('no-op rebuild: the site is kept, only health and index.html get the new build time; same tree as a clean build', async () => {
   const p = project();
   const first = await build(p.opts());
-  await p.settle();
+  await ready(p);
   const ino = statSync(epdOut(p, REAL_EPDS[0])).ino;
   const indexIno = statSync(join(p.out, 'index.html')).ino;
   const same = await build(p.opts());
@@ -76,7 +92,7 @@ async function changed(p, extra = {}) {
   const r = await build(p.opts(extra));
   assert.not.ok(r.upToDate, 'a change must not be taken for a no-op');
   await assertLikeClean(p, r, extra);
-  await r.cleanup;
+  await r.settled;
   return r;
 }
 
@@ -85,33 +101,35 @@ test('edited, same-size, added, removed and renamed inputs are never missed', as
   await build(p.opts());
   const f1 = join(p.dir, 'data', REAL_EPDS[1].file);
   // Edited.
-  await p.settle();
+  await ready(p);
   writeFileSync(f1, readFileSync(f1, 'utf8').replace(/(<baseName[^>]*>)/, '$1Changed '));
   await changed(p);
   assert.ok(readFileSync(epdOut(p, REAL_EPDS[1]), 'utf8').includes('Changed '));
-  // Other bytes of the same size, the mtime put back: the ctime still moves.
-  await p.settle();
+  // Other bytes of the same size, the mtime put back exactly: the ctime still moves.
+  const at = new Date('2025-06-01T00:00:00Z');
+  utimesSync(f1, at, at);
+  await ready(p);
   const text = readFileSync(f1, 'utf8');
-  const { mtime } = statSync(f1);
   writeFileSync(f1, text.replace('Changed ', 'Chunged '));
-  utimesSync(f1, mtime, mtime);
+  utimesSync(f1, at, at);
   assert.is(statSync(f1).size, Buffer.byteLength(text));
+  assert.is(statSync(f1).mtimeMs, at.getTime());
   await changed(p);
   assert.ok(readFileSync(epdOut(p, REAL_EPDS[1]), 'utf8').includes('Chunged '));
   // Added.
-  await p.settle();
+  await ready(p);
   const uuid = '0badc0de-0000-4000-8000-000000000002';
   const added = join(p.dir, 'data', 'added.xml');
   writeFileSync(added, readFileSync(join(p.dir, 'data', REAL_EPDS[0].file), 'utf8').replaceAll(REAL_EPDS[0].uuid, uuid));
   await changed(p);
   assert.ok(existsSync(join(p.out, 'resource/processes', uuid)));
   // Renamed (same inode, same bytes: only its path, and so the findings' file names, change).
-  await p.settle();
+  await ready(p);
   renameSync(added, join(p.dir, 'data', 'renamed.xml'));
   const renamed = await changed(p);
   assert.ok(renamed.findings.some((f) => f.file?.endsWith('renamed.xml')));
   // Removed.
-  await p.settle();
+  await ready(p);
   rmSync(join(p.dir, 'data', 'renamed.xml'));
   await changed(p);
   assert.not.ok(existsSync(join(p.out, 'resource/processes', uuid)));
@@ -120,18 +138,19 @@ test('edited, same-size, added, removed and renamed inputs are never missed', as
 test('a config change, another SOURCE_DATE_EPOCH or a manifest of another po-node is never taken for a no-op', async () => {
   const p = project();
   await build(p.opts());
-  await p.settle();
+  await ready(p);
   await changed(p, { baseUrl: 'https://epd.example.org/node' });
+  await ready(p, { baseUrl: 'https://epd.example.org/node' });
   await changed(p, { baseUrl: 'https://epd.example.org/node', level: 1 });
   const opts = { baseUrl: 'https://epd.example.org/node', level: 1 };
-  assert.ok((await build(p.opts(opts))).upToDate);
+  await ready(p, opts);
 
   // SOURCE_DATE_EPOCH stamps every file's mtime: another value is another site.
   const sde = process.env.SOURCE_DATE_EPOCH;
   try {
     process.env.SOURCE_DATE_EPOCH = '1767323045';
     await changed(p, opts);
-    assert.ok((await build(p.opts(opts))).upToDate);
+    await ready(p, opts);
     process.env.SOURCE_DATE_EPOCH = '1767323046';
     await changed(p, opts);
   } finally {
@@ -140,7 +159,9 @@ test('a config change, another SOURCE_DATE_EPOCH or a manifest of another po-nod
   }
 
   // The manifest as another po-node (another version, or another build of the same version) would have written it.
+  await ready(p, opts);
   const r = await build(p.opts(opts));
+  assert.ok(r.upToDate);
   const file = cacheFile(r.config).replace(/\.ndjson\.gz$/, '.manifest.json');
   const doc = JSON.parse(readFileSync(file, 'utf8'));
   const key = JSON.parse(doc.key);
@@ -163,7 +184,7 @@ test('a changed site is never taken for a no-op: a file edited, removed or added
     () => rmSync(join(p.out, 'nodeinfo'), { recursive: true }),
   ];
   for (const edit of edits) {
-    await p.settle();
+    await ready(p);
     edit();
     await changed(p);
   }
@@ -172,7 +193,7 @@ test('a changed site is never taken for a no-op: a file edited, removed or added
 test('1% changed: files linked from the previous site are trusted by health only while they are as recorded', async () => {
   const p = project();
   await build(p.opts());
-  await p.settle();
+  await ready(p);
   // One input changes (no no-op), and one EPD of the site is altered in place, keeping its size.
   const f1 = join(p.dir, 'data', REAL_EPDS[1].file);
   writeFileSync(f1, readFileSync(f1, 'utf8').replace(/(<baseName[^>]*>)/, '$1Changed '));
