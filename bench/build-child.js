@@ -6,6 +6,11 @@ const [input, out, json] = process.argv.slice(2);
 const t0 = performance.now();
 const r = await build({ inputs: [input], out, ...(json ? JSON.parse(json) : {}) });
 const ms = performance.now() - t0;
+// What runs after the result (the replaced tree deleted, the cache and manifest saved): the process ends after it.
+await r.settled;
+const settledMs = performance.now() - t0;
 const { epds, rejected } = r.summary;
 const maxRssKB = process.resourceUsage().maxRSS;
-process.stdout.write(JSON.stringify({ ms, maxRssKB, epds, rejected, status: r.status, cache: r.cache }) + '\n');
+process.stdout.write(
+  JSON.stringify({ ms, settledMs, upToDate: r.upToDate, maxRssKB, epds, rejected, status: r.status, cache: r.cache }) + '\n',
+);

@@ -1,18 +1,22 @@
-import { existsSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { chmodSync, existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
 import type { Catalog } from './catalog/build.js';
 import type { ReferenceReport } from './catalog/references.js';
 import type { ResolvedConfig } from './config/load.js';
 import { BuildCache, cacheFile, cacheKey, defaultCacheDir, type CacheStats } from './cache/build-cache.js';
+import { BuildManifest, describeTree, statInputs, type StampedFile, type StoredResult, type TreeRecord } from './cache/manifest.js';
 import { healthFiles, verifyAndDescribe, type HealthDoc } from './emit/health.js';
 import { assertUniquePaths } from './emit/files.js';
 import { planSite } from './emit/plan.js';
-import { checkOutputFolder, writeSite, type WriteOptions } from './emit/write.js';
+import { checkOutputFolder, SITE_MODES, writeSite, type WriteOptions } from './emit/write.js';
+import { removeStaleTemps, tempPrefix } from './emit/output-dir.js';
+import type { PlannedFile } from './emit/files.js';
 import { emitHosts } from './hosts/index.js';
 import { HOST_LIMITS, hostLimitFindings, measureSite } from './hosts/limits.js';
 import { append } from './util/append.js';
 import type { Finding } from './findings.js';
-import { buildTime, readStage, type ProgressEvent, type ReadStageOptions, type ReadSummary } from './pipeline/read.js';
+import { buildTime, prepareRead, readStage, type ProgressEvent, type ReadStageOptions, type ReadSummary } from './pipeline/read.js';
 import { toPosix } from './util/paths.js';
 import { PAGES_DIR } from './site/routes.js';
 
@@ -42,16 +46,46 @@ export interface BuildResult {
   findings: Finding[];
   health?: HealthDoc;
   config: ResolvedConfig;
-  catalog: Catalog;
+  /**
+   * True when the build manifest showed that nothing changed since the last build of this output folder (inputs,
+   * configuration, po-node, the written site): the site was kept, only the files that carry the build time were
+   * rewritten, and the result is the last build's (docs/performance.md, "No-op rebuilds").
+   */
+  upToDate: boolean;
+  /** The catalog and the reference report: absent when `upToDate` (nothing was read; counts are in `health`). */
+  catalog?: Catalog;
   /** Folder the host configs outside the site went to (only when there were any). */
   deployDisplay?: string;
   /** Dependencies of the published EPDs: resolved and missing references (src/catalog/references.ts). */
-  references: ReferenceReport;
+  references?: ReferenceReport;
+  /**
+   * Settles (never rejects) once the work left after the result is done, off the critical path: the trees this build
+   * replaced deleted, the incremental-build cache and the build manifest saved. Await it before looking at the output
+   * folder's parent or exiting (a build of the same output in this process waits for it by itself).
+   */
+  settled: Promise<void>;
   /** What the incremental-build cache saved: inputs not read again, outputs linked instead of written. */
   cache: CacheStats;
   /** The pre-paged lists written (files of both formats) and the bytes they add to the site. */
   paging?: { pageSizes: number[]; files: number; bytes: number };
 }
+
+/** Saves of the cache and manifest still running, by cache file: a build of the same output waits for them. */
+const pending = new Map<string, Promise<void>>();
+
+/** Run `fn` after the current result is returned; never rejects (a failed save costs only the next build's time). */
+function after(file: string, fn: () => Promise<void>): Promise<void> {
+  const p = new Promise<void>((ok) => setImmediate(ok))
+    .then(fn)
+    .catch(() => undefined)
+    .finally(() => {
+      if (pending.get(file) === p) pending.delete(file);
+    });
+  pending.set(file, p);
+  return p;
+}
+
+type Stored = StoredResult<BuildSummary, HealthDoc, BuildResult['paging']>;
 
 /** read → parse/validate → index (src/pipeline/read.ts) → plan → write → verify/health. Never throws for bad datasets. */
 export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
@@ -59,6 +93,27 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   const cwd = opts.cwd ?? process.cwd();
   let cache!: BuildCache;
   let deployTo!: WriteOptions;
+  const prepared = await prepareRead(opts, {
+    // Fail on an unsafe --out before spending time on reading.
+    configured: (cfg) => {
+      checkOutputFolder({ out: cfg.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false });
+      deployTo = { out: cfg.deploy.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false, what: 'the host configuration' };
+      if (cfg.hosts?.length) checkOutputFolder(deployTo);
+    },
+  });
+  const { cfg: cfg0, now: now0, found } = prepared;
+  const cacheAt = cacheFile(cfg0, cfg0.cacheDir ?? defaultCacheDir());
+  // Everything that shapes the output: a build with another key never takes the no-op shortcut.
+  const sde = process.env.SOURCE_DATE_EPOCH;
+  const key = BuildManifest.key(cacheKey(cfg0, now0, cwd), { sde: sde ?? null, out: cfg0.out, deployOut: cfg0.deploy.out });
+  const manifest = new BuildManifest(cacheAt);
+  await pending.get(cacheAt);
+  if (!opts.clean) {
+    const stored = manifest.upToDate<BuildSummary, HealthDoc, BuildResult['paging']>(key, found.files, found.findings);
+    if (stored) return keep(stored, manifest, opts, prepared, cwd, started);
+  }
+  // Before any input is read: a change during the build shows as a changed stat next time.
+  const inputStats = statInputs(found.files);
   const {
     cfg,
     now: builtAt,
@@ -66,20 +121,17 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
     references,
     findings,
     summary,
-  } = await readStage(opts, {
-    // Fail on an unsafe --out before spending time on reading.
-    configured: (cfg) => {
-      checkOutputFolder({ out: cfg.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false });
-      deployTo = { out: cfg.deploy.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false, what: 'the host configuration' };
-      if (cfg.hosts?.length) checkOutputFolder(deployTo);
+  } = await readStage(
+    opts,
+    {
+      // Incremental builds: unchanged inputs and outputs are reused (src/cache/build-cache.ts, docs/performance.md).
+      openCache: async (cfg, interner, builtAt) => {
+        cache = await new BuildCache(cfg.out, cfg.baseDir, cacheKey(cfg, builtAt, cwd), opts.clean ?? false, cacheAt).load(interner);
+        return cache;
+      },
     },
-    // Incremental builds: unchanged inputs and outputs are reused (src/cache/build-cache.ts, docs/performance.md).
-    openCache: async (cfg, interner, builtAt) => {
-      const file = cacheFile(cfg, cfg.cacheDir ?? defaultCacheDir());
-      cache = await new BuildCache(cfg.out, cfg.baseDir, cacheKey(cfg, builtAt, cwd), opts.clean ?? false, file).load(interner);
-      return cache;
-    },
-  });
+    prepared,
+  );
   const base = {
     out: cfg.out,
     outDisplay: toPosix(relative(cwd, cfg.out)) || '.',
@@ -90,6 +142,8 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
     catalog,
     references,
     cache: cache.stats,
+    upToDate: false,
+    settled: Promise.resolve(),
   };
   if (opts.strict && summary.errors > 0) {
     return { ...base, ok: false, written: false, status: 'not-written', durationMs: performance.now() - started };
@@ -102,7 +156,9 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   assertUniquePaths(files);
   opts.onProgress?.({ phase: 'write', files: files.length });
   let health: HealthDoc | undefined;
-  await writeSite(
+  let late: readonly PlannedFile[] = [];
+  const trees: TreeRecord[] = [];
+  const { removed } = await writeSite(
     files,
     {
       out: cfg.out,
@@ -111,14 +167,14 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
       allowReplace: opts.clean ?? false,
       cache,
       ...(process.env.SOURCE_DATE_EPOCH ? { mtime: builtAt } : {}),
+      describe: (dir) => trees.push({ ...describeTree(dir), root: resolve(cfg.out) }),
     },
     async (dir) => {
       opts.onProgress?.({ phase: 'verify' });
-      health = await verifyAndDescribe(dir, catalog, cfg, builtAt, findings, references);
-      return healthFiles(health, cfg);
+      health = await verifyAndDescribe(dir, catalog, cfg, builtAt, findings, references, cache.verified);
+      return (late = healthFiles(health, cfg));
     },
   );
-  await cache.save();
   // Hosts that refuse a site above their limits (GitHub Pages 1 GB, ...): warn now, not at the deployment.
   const limited = (cfg.hosts ?? []).filter((h) => HOST_LIMITS[h]);
   if (limited.length) {
@@ -128,18 +184,102 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   }
   // Host configs outside the tree (nginx, Apache vhost, S3 script): their own folder, swapped in the same way.
   const deploy = hosts.deploy;
-  if (deploy.length) await writeSite(deploy, deployTo, () => Promise.resolve([]));
+  const deployed = deploy.length
+    ? await writeSite(deploy, { ...deployTo, describe: (dir) => trees.push({ ...describeTree(dir), root: resolve(cfg.deploy.out) }) }, () =>
+        Promise.resolve([]),
+      )
+    : undefined;
   const deployDisplay = deploy.length ? toPosix(relative(cwd, cfg.deploy.out)) || '.' : undefined;
   const pages = join(cfg.out, PAGES_DIR);
   const paged = existsSync(pages) ? measureSite(pages) : undefined;
+  const paging = paged ? { pageSizes: cfg.paging.pageSizes, files: paged.files, bytes: paged.bytes } : undefined;
+  const stored = {
+    summary,
+    findings,
+    health: health!,
+    ...(paging ? { paging } : {}),
+    ...(deployDisplay ? { deployDisplay } : {}),
+    xmlInputs: found.files.filter((f) => f.kind === 'xml').length,
+    stamped: stampedFiles([[...files, ...late], deploy], base.builtAt),
+  };
+  // Saved after the result is returned (they only speed up the next build); the next build of this output in this
+  // process waits for them, the CLI before it exits.
+  const saved = after(cacheAt, async () => {
+    await cache.save();
+    manifest.save<BuildSummary, HealthDoc, BuildResult['paging']>(key, base.builtAt, inputStats, found.findings, trees, stored);
+  });
   return {
     ...base,
-    ...(paged ? { paging: { pageSizes: cfg.paging.pageSizes, files: paged.files, bytes: paged.bytes } } : {}),
+    ...(paging ? { paging } : {}),
     ...(deployDisplay ? { deployDisplay } : {}),
     ok: health!.status !== 'fail',
     written: true,
     status: health!.status,
     health: health!,
+    settled: Promise.all([removed, deployed?.removed, saved]).then(() => undefined),
     durationMs: performance.now() - started,
   };
+}
+
+/** Generated text files that carry the build time (index.html, health), split at it; per tree (site, host configs). */
+function stampedFiles(trees: (readonly PlannedFile[])[], builtAt: string): StampedFile[] {
+  const out: StampedFile[] = [];
+  trees.forEach((files, tree) => {
+    for (const f of files) {
+      if ('text' in f.source && f.source.text.includes(builtAt)) out.push({ tree, path: f.path, parts: f.source.text.split(builtAt) });
+    }
+  });
+  return out;
+}
+
+/**
+ * Nothing changed since the last build: keep the site and report that build's result. Only the files that carry the
+ * build time are written again (health, so its builtAt says when the node was last built; index.html), each
+ * atomically by a rename; nothing at all when the build time is the same (SOURCE_DATE_EPOCH).
+ */
+async function keep(
+  stored: Stored,
+  manifest: BuildManifest,
+  opts: BuildOptions,
+  { cfg, now }: Awaited<ReturnType<typeof prepareRead>>,
+  cwd: string,
+  started: number,
+): Promise<BuildResult> {
+  const builtAt = now.toISOString();
+  const cache: CacheStats = { byStat: stored.xmlInputs, byContent: 0, read: 0, fromSite: 0, fromBlobs: 0 };
+  const base = {
+    out: cfg.out,
+    outDisplay: toPosix(relative(cwd, cfg.out)) || '.',
+    builtAt,
+    summary: stored.summary,
+    findings: stored.findings,
+    config: cfg,
+    cache,
+    upToDate: true,
+    // Leftovers of killed builds go as in any build, after the result.
+    settled: removeStaleTemps(resolve(cfg.out)).catch(() => undefined),
+  };
+  if (opts.strict && stored.summary.errors > 0) {
+    return { ...base, ok: false, written: false, status: 'not-written', durationMs: performance.now() - started };
+  }
+  const health = { ...stored.health, builtAt };
+  const rewrite = stored.stamped.filter(() => builtAt !== stored.health.builtAt);
+  if (rewrite.length) {
+    const roots = [resolve(cfg.out), resolve(cfg.deploy.out)];
+    // Made beside the site (a temporary folder the stale cleanup knows), then renamed in.
+    const tmp = await mkdtemp(tempPrefix(roots[0]!));
+    try {
+      rewrite.forEach((f, i) => {
+        const file = join(tmp, String(i));
+        writeFileSync(file, f.parts.join(builtAt));
+        chmodSync(file, SITE_MODES.file);
+      });
+      rewrite.forEach((f, i) => {
+        renameSync(join(tmp, String(i)), join(roots[f.tree]!, f.path));
+      });
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  }
+  return { ...base, ok: health.status !== 'fail', written: true, status: health.status, health, durationMs: performance.now() - started };
 }

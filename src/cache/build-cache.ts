@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { copyFile, link, lstat, readFile, rm } from 'node:fs/promises';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
@@ -15,6 +15,7 @@ import type { Ref } from '../parse/extract.js';
 import type { InputFile } from '../read/inputs.js';
 import { isInside, toPosix } from '../util/paths.js';
 import { GENERATOR_VERSION } from '../version.js';
+import { BuildManifest, type TreeEntry } from './manifest.js';
 
 /**
  * Incremental builds (docs/performance.md). One gzipped NDJSON file per output folder in a cache folder
@@ -101,6 +102,10 @@ export class BuildCache implements OutcomeCache {
   private readonly next: CacheDoc;
   readonly stats: CacheStats = { byStat: 0, byContent: 0, read: 0, fromSite: 0, fromBlobs: 0 };
   private readonly blobDir: string;
+  /** The previous site as the build manifest recorded it, by path. */
+  private site: Map<string, TreeEntry> | undefined;
+  /** Outputs linked from a previous-site file still as recorded: path -> content key (their bytes are known). */
+  readonly verified = new Map<string, string>();
 
   /**
    * `root`: the inputs' root (config folder, else working directory); inputs are keyed relative to it.
@@ -123,6 +128,7 @@ export class BuildCache implements OutcomeCache {
    */
   async load(interner?: Interner): Promise<this> {
     if (this.fresh) return this;
+    this.site = BuildManifest.previousSite(this.file, this.out);
     let stop: (() => void) | undefined;
     try {
       if (!existsSync(this.file)) return this;
@@ -237,8 +243,23 @@ export class BuildCache implements OutcomeCache {
     return found;
   }
 
-  emitted(path: string, key: string, size: number, from?: 'site' | 'blob'): void {
+  /**
+   * The previous site's file at `path` when it was emitted with this key and is still as the build manifest recorded
+   * it after that build verified it (same inode, size, mtime and mode): its bytes are those of the key.
+   */
+  verifiedPrevious(path: string, key: string): { path: string; size: number } | undefined {
+    const o = this.prev?.out === this.out ? this.prev.outputs[path] : undefined;
+    const rec = o?.key === key ? this.site?.get(path) : undefined;
+    if (!rec || rec[1] !== 1 || rec[2] !== o!.size) return undefined;
+    const abs = join(this.out, path);
+    const st = lstatSync(abs, { throwIfNoEntry: false });
+    if (!st || st.size !== rec[2] || st.mtimeMs !== rec[3] || st.ino !== rec[4] || st.mode !== rec[5]) return undefined;
+    return { path: abs, size: o!.size };
+  }
+
+  emitted(path: string, key: string, size: number, from?: 'site' | 'blob', verified = false): void {
     this.next.outputs[path] = { key, size };
+    if (verified) this.verified.set(path, key);
     if (!from) return;
     if (from === 'site') this.stats.fromSite++;
     else this.stats.fromBlobs++;

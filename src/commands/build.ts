@@ -131,6 +131,8 @@ With --host, the site is compared with the host's limits (GitHub Pages 1 GB, Clo
         }
       }
       setExit(result.ok ? 0 : 1);
+      // The replaced site is deleted after the report is out; the process ends once it is gone.
+      await result.settled;
     });
 }
 

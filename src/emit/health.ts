@@ -38,6 +38,9 @@ export interface HealthDoc {
   lists: { path: string; entries: number; sha256: string }[];
 }
 
+/** Content keys of files whose bytes are known without reading them (src/cache/build-cache.ts `verified`). */
+export type KnownHashes = ReadonlyMap<string, string>;
+
 /**
  * Verify the written tree (every listed EPD present and byte-identical to its input, list counts)
  * and describe the result. Static files cannot report live state, so this is the honest substitute.
@@ -49,10 +52,11 @@ export async function verifyAndDescribe(
   builtAt: Date,
   findings: readonly Finding[],
   refs?: ReferenceReport,
+  known?: KnownHashes,
 ): Promise<HealthDoc> {
   const checks: HealthCheck[] = [];
   const lists: HealthDoc['lists'] = [];
-  const hashFile = inodeHasher();
+  const hashFile = inodeHasher(dir, known);
   const n = catalog.epds.length;
   const datasetFolders = [...(cfg.pathSets.default ? [EPD_DIRS.default] : []), ...(cfg.pathSets.v1 ? [EPD_DIRS.v1] : [])];
   for (const folder of datasetFolders) {
@@ -205,10 +209,16 @@ export async function scanList(path: string, marker: string, total: RegExp): Pro
   return { sha256: hash.digest('hex'), entries, ...(m ? { total: Number(m[1]) } : {}) };
 }
 
-/** SHA-256 of a file, read once per inode: hard links (the writer links identical files) are hashed once. */
-function inodeHasher(): (path: string) => Promise<string | undefined> {
+/**
+ * SHA-256 of a file, read once per inode: hard links (the writer links identical files) are hashed once. A file the
+ * writer linked from the previous site, still as that build verified and recorded it, is not read again: its key is
+ * its hash.
+ */
+function inodeHasher(dir: string, known?: KnownHashes): (path: string) => Promise<string | undefined> {
   const byInode = new Map<string, Promise<string | undefined>>();
   return async (path) => {
+    const key = known?.get(path.slice(dir.length + 1));
+    if (key?.startsWith('sha256:')) return key.slice(7);
     const st = await stat(path, { bigint: true }).catch(() => undefined);
     if (!st?.isFile()) return undefined;
     // Some file systems report no inode numbers (0): no sharing there.

@@ -7,8 +7,9 @@ import { OutputError } from '../errors.js';
 import { isInside } from '../util/paths.js';
 
 /**
- * Temporary folders of a build are siblings of the output folder named `.<out>.tmp-<owner>-XXXXXX` (and `...old`
- * during the swap). The owner (host, pid, process start time) is in the name, so it exists from the moment the folder
+ * Temporary folders of a build are siblings of the output folder named `.<out>.tmp-<owner>-XXXXXX`, `...old` during
+ * the swap (the replaced site, put back if the build dies before the new one is in place) and `...trash` after it
+ * (the replaced site being deleted, off the critical path). The owner (host, pid, process start time) is in the name, so it exists from the moment the folder
  * does: a build killed with SIGKILL leaves folders the next build of the same output can prove nobody owns.
  */
 export function tempPrefix(out: string): string {
@@ -60,7 +61,7 @@ const UNOWNED_GRACE_MS = 24 * 3600 * 1000;
 export async function removeStaleTemps(out: string): Promise<void> {
   const parent = dirname(out);
   const name = basename(out).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const owned = new RegExp(`^\\.${name}\\.tmp-([0-9a-f]{8})-(\\d+)-(\\d+)-[A-Za-z0-9]{6}(\\.old\\d*)?$`);
+  const owned = new RegExp(`^\\.${name}\\.tmp-([0-9a-f]{8})-(\\d+)-(\\d+)-[A-Za-z0-9]{6}(\\.old\\d*|\\.trash\\d*)?$`);
   const unowned = new RegExp(`^\\.${name}\\.tmp-[A-Za-z0-9]{6}(\\.old)?$`);
   let names: string[];
   try {
@@ -78,7 +79,8 @@ export async function removeStaleTemps(out: string): Promise<void> {
       if (!st || Date.now() - st.mtimeMs < UNOWNED_GRACE_MS) continue;
     } else continue;
     try {
-      if (n.includes('.old') && !existsSync(out)) await rename(p, out);
+      const aside = m ? m[4]?.startsWith('.old') : n.endsWith('.old');
+      if (aside && !existsSync(out)) await rename(p, out);
       else await rm(p, { recursive: true, force: true });
     } catch {
       // Someone else's, or being removed by a concurrent build: not ours to insist on.

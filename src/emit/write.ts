@@ -1,4 +1,4 @@
-import { constants, existsSync, readdirSync, statSync } from 'node:fs';
+import { chmodSync, constants, existsSync, linkSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { chmod, copyFile, link, lstat, mkdir, mkdtemp, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { dirname, parse as parsePath, resolve } from 'node:path';
 import { OutputError } from '../errors.js';
@@ -24,6 +24,13 @@ export interface WriteOptions {
   cache?: BuildCache;
   /** What is written, for error messages (default "the site"). */
   what?: string;
+  /** Called with the finished folder just before it is swapped in (the build manifest records it). */
+  describe?: (dir: string) => void;
+}
+
+/** A written tree: in place; `removed` settles (never rejects) once the tree it replaced is deleted. */
+export interface Written {
+  removed: Promise<void>;
 }
 
 /** Refuse output folders whose replacement would destroy something that is not ours. */
@@ -74,18 +81,18 @@ type Finish = (dir: string) => Promise<readonly PlannedFile[]>;
  * that depend on what was written (health), then swaps it in with renames, so readers never see
  * a half-written site and a failed build leaves the old one untouched.
  */
-export async function writeSite(files: readonly PlannedFile[], o: WriteOptions, finish: Finish): Promise<void> {
+export async function writeSite(files: readonly PlannedFile[], o: WriteOptions, finish: Finish): Promise<Written> {
   checkOutputFolder(o);
   const out = resolve(o.out);
   try {
-    await writeAndSwap(out, files, o, finish);
+    return await writeAndSwap(out, files, o, finish);
   } catch (e) {
     // Read-only file system, no permission, disk full: one line for the user, not a stack trace.
     throw outputFailure(e, out, o.cwd, o.what ?? 'the site') ?? e;
   }
 }
 
-async function writeAndSwap(out: string, files: readonly PlannedFile[], o: WriteOptions, finish: Finish): Promise<void> {
+async function writeAndSwap(out: string, files: readonly PlannedFile[], o: WriteOptions, finish: Finish): Promise<Written> {
   await mkdir(dirname(out), { recursive: true });
   // Leftovers of builds killed before they could clean up (kill -9, power loss); also frees their disk space.
   await removeStaleTemps(out);
@@ -107,7 +114,11 @@ async function writeAndSwap(out: string, files: readonly PlannedFile[], o: Write
       ],
       o.mtime,
     );
-    await swap(tmp, out);
+    o.describe?.(tmp);
+    const trash = await swap(tmp, out);
+    // The replaced tree is deleted off the critical path: the new site is in place and the result can be reported.
+    // A build killed before it is gone leaves a `.trash` folder the next build removes (removeStaleTemps).
+    return { removed: Promise.all(trash.map((t) => rm(t, { recursive: true, force: true }).catch(() => undefined))).then(() => undefined) };
   } catch (e) {
     await rm(tmp, { recursive: true, force: true }).catch(() => undefined);
     throw e;
@@ -124,7 +135,7 @@ export const SITE_MODES = { dir: 0o755, file: 0o644 } as const;
  * Put the finished folder in place of `out`: the old site is renamed aside, the new one renamed in. A concurrent
  * build of the same output may put its site in between; then this one moves that aside too (the last build wins).
  */
-async function swap(tmp: string, out: string): Promise<void> {
+async function swap(tmp: string, out: string): Promise<string[]> {
   const olds: string[] = [];
   for (let attempt = 0; ; attempt++) {
     const old = `${tmp}.old${attempt || ''}`;
@@ -146,7 +157,17 @@ async function swap(tmp: string, out: string): Promise<void> {
       throw e;
     }
   }
-  for (const old of olds) await rm(old, { recursive: true, force: true }).catch(() => undefined);
+  // Renamed from `.old` (put back after a crash mid-swap) to `.trash` (only ever deleted): the next build must never
+  // restore a tree that is being deleted.
+  const trash: string[] = [];
+  for (const [i, old] of olds.entries()) {
+    const t = `${tmp}.trash${i || ''}`;
+    await rename(old, t).then(
+      () => trash.push(t),
+      () => trash.push(old),
+    );
+  }
+  return trash;
 }
 
 async function writeFiles(dir: string, files: readonly PlannedFile[], mtime?: Date, cache?: BuildCache): Promise<void> {
@@ -155,31 +176,52 @@ async function writeFiles(dir: string, files: readonly PlannedFile[], mtime?: Da
     // Every folder up to the site's root, intermediate ones too: mkdir applies the umask to each.
     for (let d = dirname(target(dir, f.path)); d !== dir && !dirs.has(d); d = dirname(d)) dirs.add(d);
   }
+  // Synchronous: thousands of tiny calls, nothing else to overlap with them.
   for (const d of [...dirs].sort()) {
-    await mkdir(d, { recursive: true });
-    await chmod(d, SITE_MODES.dir);
+    mkdirSync(d, { recursive: true });
+    chmodSync(d, SITE_MODES.dir);
   }
   // Same content key, same bytes: the first file of a key is written, the others become hard links to it
   // (the /v1 copy of each EPD, an EPD's PDF shared by many EPDs), so the site costs the corpus once, not thrice.
-  const lead = new Map<string, { path: string; size: number }>();
+  const lead = new Map<string, { path: string; size: number; verified: boolean }>();
   const later: PlannedFile[] = [];
   const first: PlannedFile[] = [];
   for (const f of files) {
     if (f.key && lead.has(f.key)) later.push(f);
     else {
-      if (f.key) lead.set(f.key, { path: f.path, size: 0 });
+      if (f.key) lead.set(f.key, { path: f.path, size: 0, verified: false });
       first.push(f);
     }
   }
-  await pool(first, 16, async (f) => {
+  // Files of the previous site still as the build manifest recorded them (same inode, size, mtime and mode): linked
+  // synchronously, and known to hold the bytes of their key (health need not read them again).
+  const rest: PlannedFile[] = [];
+  for (const f of first) {
+    const prev = f.key && !mtime ? cache?.verifiedPrevious(f.path, f.key) : undefined;
+    if (prev && linkVerified(prev.path, target(dir, f.path))) {
+      cache!.emitted(f.path, f.key!, prev.size, 'site', true);
+      Object.assign(lead.get(f.key!)!, { size: prev.size, verified: true });
+    } else rest.push(f);
+  }
+  await pool(rest, 16, async (f) => {
     const size = await writeOne(dir, f, mtime, cache);
     if (f.key) lead.get(f.key)!.size = size;
   });
   await pool(later, 16, async (f) => {
-    const { path, size } = lead.get(f.key!)!;
-    if (await linkSame(target(dir, path), target(dir, f.path), size)) cache?.emitted(f.path, f.key!, size);
+    const { path, size, verified } = lead.get(f.key!)!;
+    if (verified && linkVerified(target(dir, path), target(dir, f.path))) cache!.emitted(f.path, f.key!, size, undefined, true);
+    else if (await linkSame(target(dir, path), target(dir, f.path), size)) cache?.emitted(f.path, f.key!, size);
     else await writeOne(dir, f, mtime, cache);
   });
+}
+
+function linkVerified(from: string, to: string): boolean {
+  try {
+    linkSync(from, to);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Write one planned file (or hard-link it from the previous site or the cache when its content key is unchanged); returns its size. */

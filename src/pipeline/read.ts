@@ -4,7 +4,7 @@ import { checkReferences, type ReferenceReport } from '../catalog/references.js'
 import { loadConfig, type ConfigOverrides, type ResolvedConfig } from '../config/load.js';
 import { countFindings, sortFindings, type Finding } from '../findings.js';
 import { finding } from '../messages/finding.js';
-import { discoverInputs, type InputFile } from '../read/inputs.js';
+import { discoverInputs, type Discovery, type InputFile } from '../read/inputs.js';
 import { expandZips } from '../read/zip.js';
 import { append } from '../util/append.js';
 
@@ -70,14 +70,25 @@ export function buildTime(env: NodeJS.ProcessEnv = process.env): Date {
   return new Date();
 }
 
-/** Read, parse, validate and index every input and follow the EPDs' references. Never throws for bad datasets. */
-export async function readStage(opts: ReadStageOptions = {}, hooks: ReadStageHooks = {}): Promise<ReadStageResult> {
-  const cwd = opts.cwd ?? process.cwd();
+/** The configuration and the input files found, before anything is read (a build may stop here: nothing changed). */
+export interface Prepared {
+  cfg: ResolvedConfig;
+  now: Date;
+  /** Inputs as found (ZIP archives not yet opened). */
+  found: Discovery;
+}
+
+/** Load the configuration and find the inputs. */
+export async function prepareRead(opts: ReadStageOptions = {}, hooks: Pick<ReadStageHooks, 'configured'> = {}): Promise<Prepared> {
   const cfg = loadConfig(opts);
   const now = opts.now ?? buildTime();
   hooks.configured?.(cfg);
+  return { cfg, now, found: await discoverInputs(cfg.inputs, opts.cwd ?? process.cwd()) };
+}
 
-  const found = await discoverInputs(cfg.inputs, cwd);
+/** Read, parse, validate and index every input and follow the EPDs' references. Never throws for bad datasets. */
+export async function readStage(opts: ReadStageOptions = {}, hooks: ReadStageHooks = {}, prepared?: Prepared): Promise<ReadStageResult> {
+  const { cfg, now, found } = prepared ?? (await prepareRead(opts, hooks));
   const unzipped = await expandZips(found.files, cfg.limits.zip);
   const discovery = { files: unzipped.files, findings: [...found.findings, ...unzipped.findings] };
   opts.onProgress?.({ phase: 'discover', files: discovery.files.length });

@@ -66,13 +66,15 @@ export function formatBuildSummary(r: BuildResult, c: Palette): string {
   lines.push(
     `${n(s.files, 'file')} read: ${n(s.datasets, 'dataset')}, ${c.bold(n(s.epds, 'EPD'))} listed, ${rejected}, ${s.skipped} skipped, ${s.superseded} superseded`,
   );
-  lines.push(...referencesAndCounts(r.references, s, c));
+  // A no-op rebuild read nothing: the counts of the last build, as health has them.
+  lines.push(...referencesAndCounts(r.references ?? r.health?.references, s, c));
   if (r.written) {
     const status = r.status === 'ok' ? c.green('ok') : r.status === 'degraded' ? c.yellow('degraded') : c.red(r.status);
     lines.push(`Site written to ${c.bold(`${r.outDisplay}/`)} (health: ${status}) in ${(r.durationMs / 1000).toFixed(2)} s`);
     const k = r.cache;
     // In CI the line that shows whether the restored cache was hit.
-    if (k.byStat + k.byContent + k.fromSite + k.fromBlobs > 0) {
+    if (r.upToDate) lines.push(`Up to date: nothing changed since the last build (${n(k.byStat, 'input')} unchanged); site kept`);
+    else if (k.byStat + k.byContent + k.fromSite + k.fromBlobs > 0) {
       // Kept copies of what is made, not copied: EPD pages, and ZIP exports with --zip-export.
       const blobs = k.fromBlobs ? `, ${k.fromBlobs} EPD pages and ZIP exports from the cache` : '';
       lines.push(`Incremental: ${k.byStat + k.byContent} inputs unchanged (${k.byContent} recognised by content), ${k.read} read${blobs}`);
@@ -106,9 +108,13 @@ export function formatValidateSummary(r: ValidateResult, c: Palette): string {
 }
 
 /** Reference resolution (when an EPD has references) and the error and warning counts, as build and validate show them. */
-function referencesAndCounts(refs: ReferenceReport, s: { errors: number; warnings: number }, c: Palette): string[] {
+function referencesAndCounts(
+  refs: Pick<ReferenceReport, 'total' | 'resolved' | 'missing' | 'external'> | undefined,
+  s: { errors: number; warnings: number },
+  c: Palette,
+): string[] {
   const lines: string[] = [];
-  if (refs.total) {
+  if (refs?.total) {
     const miss = refs.missing ? c.yellow(`${refs.missing} missing`) : '0 missing';
     lines.push(
       `References of the EPDs: ${refs.resolved} of ${refs.total} resolved, ${miss}${refs.external ? `, ${refs.external} web links not checked` : ''} (docs/dependencies.md)`,

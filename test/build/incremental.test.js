@@ -30,6 +30,8 @@ test('incremental builds are byte-identical to clean builds: no change, change, 
   const epdOut = (e) => join(inc, 'resource/processes', e.uuid);
   const zipOut = (e) => join(inc, 'resource/processes', `${e.uuid}_files/zipexport.zip`);
   const first = await build({ inputs: [join(dir, 'data')], out: inc, cwd: dir, ...quiet });
+  // The cache is saved after the result is returned (off the critical path).
+  await first.settled;
   const cached = cacheFile(first.config);
   assert.ok(existsSync(cached), 'cache written to the cache folder');
   assert.not.ok(
@@ -103,6 +105,7 @@ function project(dir) {
 test('fresh runner: the same inputs at another path, new mtimes, the cache folder restored: nothing is parsed again', async () => {
   const a = tmp('po-node-runner-a-');
   const first = await build(project(a));
+  await first.settled;
   assert.ok(existsSync(join(a, '.po-node-cache')), 'cacheDir from the config, relative to it');
   assert.ok(first.cache.read > 0);
 
@@ -140,6 +143,7 @@ test('fresh runner: the same inputs at another path, new mtimes, the cache folde
 test('fresh runner: a changed config or a file with the same size but other bytes is not taken from the cache', async () => {
   const a = tmp('po-node-runner-a-');
   const first = await build(project(a));
+  await first.settled;
   const b = tmp('po-node-runner-b-');
   cpSync(a, b, { recursive: true });
   rmSync(join(b, 'site'), { recursive: true });

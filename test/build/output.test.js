@@ -257,6 +257,7 @@ test('builds of the same output at once, in one process: each succeeds, the last
   for (let round = 0; round < 3; round++) {
     const rs = await Promise.all(inputs.map((i) => build({ inputs: [i], out, xsd: false, cacheDir })));
     assert.ok(rs.every((r) => r.written));
+    await Promise.all(rs.map((r) => r.settled));
     assert.equal(readdirSync(base).sort(), ['cache', 'site']);
     assert.is(JSON.parse(readFileSync(join(out, 'resource/processes/index.json'), 'utf8')).totalCount, 1);
   }

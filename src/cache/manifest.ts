@@ -1,0 +1,267 @@
+import { randomBytes } from 'node:crypto';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Finding } from '../findings.js';
+import type { InputFile } from '../read/inputs.js';
+import { GENERATOR_VERSION } from '../version.js';
+
+/**
+ * The build manifest (docs/performance.md, "No-op rebuilds"): what the last build of an output folder read and wrote,
+ * by stat, so the next build can tell "nothing changed" without loading the cache or reading anything. Two files
+ * beside the incremental-build cache: `<hash>.manifest.json` (the key, every input's stat, every path of the site
+ * and of the host configs with its stat; rewritten by a no-op) and `<hash>.result.json` (what the build reported: the
+ * findings, the summary, health, the files that carry the build time, split at it). A nonce pairs them.
+ */
+
+/** Bump when the layout or the meaning of the files changes. */
+const FORMAT = 1;
+
+/** [absolute path, kind, size, mtimeMs, ctimeMs, ino] of each discovered input (ZIP archives as a whole). */
+type InputStat = [string, string, number, number, number, number];
+/** [path relative to the tree, 0 folder | 1 file, size, mtimeMs, ino, mode]. Folders: a changed entry changes their mtime. */
+export type TreeEntry = [string, 0 | 1, number, number, number, number];
+
+export interface TreeRecord {
+  root: string;
+  entries: TreeEntry[];
+}
+
+interface ManifestDoc {
+  format: number;
+  key: string;
+  nonce: string;
+  builtAt: string;
+  /** When the inputs were statted: a stat that close to it may hide a later change in the same clock tick. */
+  statAt: number;
+  discovery: string;
+  inputs: InputStat[];
+  trees: TreeRecord[];
+  /** Files a no-op rebuild rewrites ([tree, path]): not compared; their folders are compared by their entries' names. */
+  stamped: [number, string][];
+}
+
+/** A file whose text contains the build time: kept split at it, so a no-op rebuild writes it with the new one. */
+export interface StampedFile {
+  /** Index into the manifest's trees (0: the site). */
+  tree: number;
+  path: string;
+  parts: string[];
+}
+
+/** What a build reported, for a no-op rebuild to report again. */
+export interface StoredResult<S, H, P> {
+  nonce: string;
+  summary: S;
+  findings: Finding[];
+  health: H;
+  paging?: P;
+  deployDisplay?: string;
+  /** Plain XML inputs (the cache's count of inputs taken by stat). */
+  xmlInputs: number;
+  stamped: StampedFile[];
+}
+
+/** Changes within this many ms of the stat may share its clock tick (coarse file times): such a stat proves nothing. */
+const RACY_MS = 50;
+
+/**
+ * A code stamp: the version, and the time this module was installed or compiled (a development build of the same
+ * version is another po-node).
+ */
+function codeStamp(): string {
+  let mtime = 0;
+  try {
+    mtime = statSync(fileURLToPath(import.meta.url)).mtimeMs;
+  } catch {
+    // Bundled or virtual: the version alone.
+  }
+  return `${GENERATOR_VERSION}@${mtime}`;
+}
+
+/** Stat of every discovered input, taken before any is read: a change during the build shows next time. */
+export function statInputs(files: readonly InputFile[]): { statAt: number; inputs: InputStat[] } {
+  const statAt = Date.now();
+  const inputs = files.map((f): InputStat => {
+    const st = statSync(f.abs, { throwIfNoEntry: false });
+    return [f.abs, f.kind, st?.size ?? -1, st?.mtimeMs ?? -1, st?.ctimeMs ?? -1, st?.ino ?? -1];
+  });
+  return { statAt, inputs };
+}
+
+/** Every folder and file under root, with its stat (lstat: a link is not followed). Sync: thousands of tiny calls. */
+export function describeTree(root: string): TreeRecord {
+  const entries: TreeEntry[] = [entry('', lstatSync(root))];
+  const walk = (rel: string) => {
+    for (const d of readdirSync(join(root, rel), { withFileTypes: true })) {
+      const p = rel ? `${rel}/${d.name}` : d.name;
+      entries.push(entry(p, lstatSync(join(root, p))));
+      if (d.isDirectory()) walk(p);
+    }
+  };
+  walk('');
+  return { root, entries };
+}
+
+function entry(path: string, st: Stats): TreeEntry {
+  return [path, st.isDirectory() ? 0 : 1, st.isDirectory() ? 0 : st.size, st.mtimeMs, st.ino, st.mode];
+}
+
+/**
+ * Is the tree still as recorded? Every recorded path has the same stat; a folder's mtime shows entries added or
+ * removed. `skip`: files a no-op rebuild rewrites; their folders' mtimes change with each such rebuild, so those
+ * folders are compared by the names they hold.
+ */
+function treeIntact(t: TreeRecord, skip: ReadonlySet<string>): boolean {
+  const parents = new Set([...skip].map(parentOf));
+  for (const e of t.entries) {
+    if (skip.has(e[0])) continue;
+    const p = join(t.root, e[0]);
+    const st = lstatSync(p, { throwIfNoEntry: false });
+    if (!st) return false;
+    const now = entry(e[0], st);
+    if (!parents.has(e[0])) {
+      if (!sameEntry(now, e)) return false;
+    } else if (now[1] !== 0 || now[4] !== e[4] || now[5] !== e[5] || !sameNames(t, e[0], readdirSync(p))) return false;
+  }
+  return true;
+}
+
+function parentOf(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i < 0 ? '' : path.slice(0, i);
+}
+
+/** The names in folder `dir` are those recorded under it. */
+function sameNames(t: TreeRecord, dir: string, names: string[]): boolean {
+  const want = t.entries.filter((e) => e[0] !== '' && parentOf(e[0]) === dir).map((e) => e[0].slice(dir ? dir.length + 1 : 0));
+  return want.length === names.length && want.sort().join('\0') === names.sort().join('\0');
+}
+
+function sameEntry(a: TreeEntry, b: TreeEntry): boolean {
+  return a[1] === b[1] && a[2] === b[2] && a[3] === b[3] && a[4] === b[4] && a[5] === b[5];
+}
+
+export class BuildManifest {
+  readonly manifestFile: string;
+  readonly resultFile: string;
+
+  /** `cacheFile`: the incremental-build cache of the same output (the manifest sits beside it). */
+  constructor(cacheFile: string) {
+    const base = cacheFile.replace(/\.ndjson\.gz$/, '');
+    this.manifestFile = `${base}.manifest.json`;
+    this.resultFile = `${base}.result.json`;
+  }
+
+  /** The key of a build: the cache's (version, config, day, working folder) and what else shapes the output. */
+  static key(cacheKey: string, extra: Record<string, unknown>): string {
+    return JSON.stringify({ cacheKey, code: codeStamp(), ...extra });
+  }
+
+  /**
+   * The stored result when nothing changed since the build the manifest describes: the same key, the same inputs with
+   * the same stats (none changed too close to the stat to tell), the same discovery findings, and every path of the
+   * written trees with the same stat and nothing added. Undefined: build.
+   */
+  upToDate<S, H, P>(key: string, files: readonly InputFile[], discovery: readonly Finding[]): StoredResult<S, H, P> | undefined {
+    let doc: ManifestDoc;
+    try {
+      doc = JSON.parse(readFileSync(this.manifestFile, 'utf8')) as ManifestDoc;
+    } catch {
+      return undefined;
+    }
+    if (doc.format !== FORMAT || doc.key !== key || doc.inputs.length !== files.length) return undefined;
+    if (doc.discovery !== JSON.stringify(discovery)) return undefined;
+    const now = statInputs(files).inputs;
+    for (let i = 0; i < now.length; i++) {
+      const [a, b] = [now[i]!, doc.inputs[i]!];
+      if (a.some((v, k) => v !== b[k])) return undefined;
+      if (Math.max(b[3], b[4]) >= doc.statAt - RACY_MS) return undefined;
+    }
+    const skip = doc.trees.map((_t, i) => new Set(doc.stamped.filter(([tree]) => tree === i).map(([, path]) => path)));
+    if (!doc.trees.every((t, i) => treeIntact(t, skip[i]!))) return undefined;
+    let stored: Omit<StoredResult<S, H, P>, 'findings'> & { findings: PackedFindings };
+    try {
+      stored = JSON.parse(readFileSync(this.resultFile, 'utf8')) as typeof stored;
+    } catch {
+      return undefined;
+    }
+    if (stored.nonce !== doc.nonce) return undefined;
+    return { ...stored, findings: unpackFindings(stored.findings) };
+  }
+
+  /** The trees as recorded, for a build that links the previous site's files: a file still as recorded needs no re-hash. */
+  static previousSite(file: string, out: string): Map<string, TreeEntry> | undefined {
+    try {
+      const doc = JSON.parse(readFileSync(new BuildManifest(file).manifestFile, 'utf8')) as ManifestDoc;
+      const site = doc.format === FORMAT ? doc.trees[0] : undefined;
+      return site?.root === out ? new Map(site.entries.map((e) => [e[0], e])) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** After a build wrote and swapped in its trees: the result first, then the manifest that points to it. */
+  save<S, H, P>(
+    key: string,
+    builtAt: string,
+    inputs: { statAt: number; inputs: InputStat[] },
+    discovery: readonly Finding[],
+    trees: TreeRecord[],
+    result: Omit<StoredResult<S, H, P>, 'nonce'>,
+  ): void {
+    const nonce = randomBytes(8).toString('hex');
+    try {
+      atomicWrite(this.resultFile, JSON.stringify({ nonce, ...result, findings: packFindings(result.findings) }));
+      const stamped = result.stamped.map((f): [number, string] => [f.tree, f.path]);
+      const doc: ManifestDoc = { format: FORMAT, key, nonce, builtAt, ...inputs, discovery: JSON.stringify(discovery), trees, stamped };
+      atomicWrite(this.manifestFile, JSON.stringify(doc));
+    } catch {
+      // Read-only cache folder: no shortcut next time, nothing worse.
+    }
+  }
+}
+
+function atomicWrite(file: string, text: string): void {
+  const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  try {
+    mkdirSync(join(file, '..'), { recursive: true });
+    writeFileSync(tmp, text);
+    renameSync(tmp, file);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+}
+
+/**
+ * Findings repeat: the same message, XPath, params and file in thousands of them (a corpus missing the same LCIA
+ * methods). Stored as a table of distinct JSON values and one row of indexes per finding (key, value, key, ...):
+ * a tenth of the bytes, and each distinct value parsed once.
+ */
+interface PackedFindings {
+  values: string[];
+  rows: number[][];
+}
+
+function packFindings(findings: readonly Finding[]): PackedFindings {
+  const ids = new Map<string, number>();
+  const id = (v: unknown) => {
+    const j = JSON.stringify(v);
+    let k = ids.get(j);
+    if (k === undefined) ids.set(j, (k = ids.size));
+    return k;
+  };
+  const rows = findings.map((f) => Object.entries(f).flatMap(([k, v]) => (v === undefined ? [] : [id(k), id(v)])));
+  return { values: [...ids.keys()], rows };
+}
+
+function unpackFindings(p: PackedFindings): Finding[] {
+  const parsed: unknown[] = [];
+  const value = (k: number): unknown => (k in parsed ? parsed[k] : (parsed[k] = JSON.parse(p.values[k]!) as unknown));
+  return p.rows.map((row) => {
+    const f: Record<string, unknown> = {};
+    for (let i = 0; i < row.length; i += 2) f[value(row[i]!) as string] = value(row[i + 1]!);
+    return f as unknown as Finding;
+  });
+}
