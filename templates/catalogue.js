@@ -19,9 +19,17 @@
   ];
   var epds = [];
 
-  // Case and accents folded: "holzboden" finds "Holzböden".
+  // Case and accents folded: "holzboden" finds "Holzböden" (ASCII text, the most of it, skips the normalisation).
   function fold(s) {
-    return s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+    return (/^[\x00-\x7f]*$/.test(s) ? s : s.normalize('NFD').replace(/[\u0300-\u036f]/g, '')).toLowerCase();
+  }
+  // The index belongs to this page when it has its rows, first and last in the same place (a cached older index has not).
+  function matches(ix) {
+    function at(i) {
+      var a = rows[i].querySelector('a');
+      return a && a.getAttribute('href').indexOf(ix.epds[i].uuid) >= 0;
+    }
+    return ix && Array.isArray(ix.epds) && ix.epds.length === rows.length && (!rows.length || (at(0) && at(rows.length - 1)));
   }
   function plural(n) {
     return n.toLocaleString('en') + (n === 1 ? ' EPD' : ' EPDs');
@@ -42,7 +50,7 @@
   }
 
   function init(ix) {
-    if (!ix || !Array.isArray(ix.epds) || ix.epds.length !== rows.length) throw new Error('the search index does not match this page');
+    if (!matches(ix)) throw new Error('the search index does not match this page');
     var classes = ix.classifications.map(function (c) {
       // Every level of a classification is a filter value: "Holz" keeps "Holz / Holzböden / Parkett".
       var keys = [];
@@ -52,9 +60,7 @@
     var byClass = {};
     var byLoc = {};
     var byValid = {};
-    epds = ix.epds.map(function (e, i) {
-      var link = rows[i].querySelector('a');
-      if (!link || link.getAttribute('href').indexOf(e.uuid) < 0) throw new Error('the search index does not match this page');
+    epds = ix.epds.map(function (e) {
       var orgs = [e.operator, e.manufacturer].map(function (o) {
         return o === undefined ? '' : ix.organisations[o];
       });

@@ -4,6 +4,7 @@
 // without JavaScript, screenshots at 1280 and 390 px go to test-results/. A 10,000-EPD catalogue measures page weight
 // and time to interactive.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { test } from 'uvu';
@@ -88,7 +89,8 @@ if (!CHROMIUM) {
       // The search runs on the next frame: wait for the rows, then compare (a timeout shows what was left).
       await page
         .waitForFunction(
-          (w) => JSON.stringify([...document.querySelectorAll('#epds tbody tr:not([hidden]) td:first-child a')].map((a) => a.textContent)) === w,
+          (w) =>
+            JSON.stringify([...document.querySelectorAll('#epds tbody tr:not([hidden]) td:first-child a')].map((a) => a.textContent)) === w,
           JSON.stringify(want),
           { timeout: 5000 },
         )
@@ -168,7 +170,16 @@ if (!CHROMIUM) {
       assert.equal(problems, [], `${name} at ${width} px`);
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       assert.is(overflow, 0, `${name} at ${width} px scrolls sideways`);
-      await page.screenshot({ path: join(RESULTS, `${name}-${width}.png`), fullPage: true });
+      if (name === 'catalogue') {
+        // The rows are laid out as grids (catalogue.css): Chromium must still expose a table with its headers to readers.
+        const { nodes } = await (await context.newCDPSession(page)).send('Accessibility.getFullAXTree');
+        const roles = (role) => nodes.filter((n) => n.role?.value === role).length;
+        assert.equal([roles('table'), roles('columnheader'), roles('row')], [1, 7, 7], `${name} at ${width} px: table semantics`);
+      }
+      // The whole page: a viewport as tall as the page (rows off screen are skipped by content-visibility until shown).
+      await page.setViewportSize({ width, height: await page.evaluate(() => document.documentElement.scrollHeight) });
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      await page.screenshot({ path: join(RESULTS, `${name}-${width}.png`) });
       const violations = await axeViolations(page);
       const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
       assert.equal(serious, [], `${name} at ${width} px: axe-core`);
@@ -196,47 +207,67 @@ if (!CHROMIUM) {
     writeFileSync(join(dir, V1_LIST), [...v1ListJson(catalog.epds, /** @type {any} */ (cfg))].join(''));
     const large = createSiteServer(dir, { port: 0, log: () => {} });
     const { url } = await large.listen();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const kb = (s) => `${(Buffer.byteLength(s) / 1024).toFixed(0)} KB (gzip ${(gzipSync(s).length / 1024).toFixed(0)} KB)`;
+    const figures = { epds: 10_000, indexHtml: kb(html), catalogueIndex: kb(index), widths: {} };
     try {
-      const { page, problems } = await watchedPage(context);
-      await page.goto(`${url}/`, { timeout: 120_000 });
-      await page.waitForSelector('html[data-catalogue="ready"]', { timeout: 120_000 });
-      const t = await page.evaluate(() => {
-        const nav = /** @type {PerformanceNavigationTiming} */ (performance.getEntriesByType('navigation')[0]);
-        return {
-          domContentLoaded: nav.domContentLoadedEventEnd,
-          load: nav.loadEventEnd,
-          ready: performance.getEntriesByName('catalogue-ready')[0].startTime,
-          index: performance.getEntriesByType('resource').find((r) => r.name.endsWith('/epd/index.json'))?.responseEnd ?? NaN,
-        };
-      });
-      assert.is(await page.$$eval('#epds tbody tr', (trs) => trs.length), 10_000);
-      // One keystroke to the next frame: the filter and the rows it hides.
-      const search = await page.evaluate(async () => {
-        const q = /** @type {HTMLInputElement} */ (document.getElementById('q'));
-        const start = performance.now();
-        q.value = 'parquet #12';
-        q.dispatchEvent(new Event('input'));
-        await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
-        return { ms: performance.now() - start, count: document.getElementById('count').textContent };
-      });
-      // "#12" matches #12, #120-#129, #1200-#1299, ...: of those, the parquet (every fifth EPD).
-      assert.match(search.count, /^Showing \d+ EPDs of 10,000\.$/);
-      assert.equal(problems, []);
-      const kb = (s) => `${(Buffer.byteLength(s) / 1024).toFixed(0)} KB (gzip ${(gzipSync(s).length / 1024).toFixed(0)} KB)`;
-      console.log(
-        `  10,000 EPDs: index.html ${kb(html)}, ${CATALOGUE_INDEX} ${kb(index)}; ` +
-          `DOMContentLoaded ${t.domContentLoaded.toFixed(0)} ms, index loaded ${t.index.toFixed(0)} ms, load ${t.load.toFixed(0)} ms, ` +
-          `search ready (time to interactive) ${t.ready.toFixed(0)} ms, one search keystroke ${search.ms.toFixed(0)} ms`,
-      );
-      // Generous bounds (a loaded 2-core machine): a catalogue that takes this long is broken, not slow.
-      assert.ok(t.ready < 30_000, `search ready after ${t.ready} ms`);
-      assert.ok(search.ms < 5_000, `one keystroke took ${search.ms} ms`);
+      for (const width of [1280, 390]) {
+        const context = await browser.newContext({ viewport: { width, height: 900 } });
+        try {
+          figures.widths[width] = await measure(context, url);
+        } finally {
+          await context.close();
+        }
+        const f = figures.widths[width];
+        console.log(
+          `  10,000 EPDs at ${width} px: index.html ${figures.indexHtml}, ${CATALOGUE_INDEX} ${figures.catalogueIndex}; ` +
+            `first paint ${f.firstPaint} ms, DOMContentLoaded ${f.domContentLoaded} ms, load ${f.load} ms, ` +
+            `search ready (time to interactive) ${f.ready} ms, one search keystroke ${f.keystroke} ms`,
+        );
+        // Generous bounds (a loaded 2-core machine): a catalogue that takes this long is broken, not slow.
+        assert.ok(f.ready < 30_000, `search ready after ${f.ready} ms`);
+        assert.ok(f.keystroke < 5_000, `one keystroke took ${f.keystroke} ms`);
+      }
+      writeFileSync(join(RESULTS, 'catalogue-10k.json'), `${JSON.stringify({ ...figures, loadavg: loadavg() }, null, 1)}\n`);
     } finally {
-      await context.close();
       await large.close();
     }
   });
+
+  /** Load the large catalogue: its timings (ms from navigation start), then one search keystroke to the next frame. */
+  async function measure(context, url) {
+    const { page, problems } = await watchedPage(context);
+    await page.goto(`${url}/`, { timeout: 120_000 });
+    await page.waitForSelector('html[data-catalogue="ready"]', { timeout: 120_000 });
+    const t = await page.evaluate(() => {
+      const nav = /** @type {PerformanceNavigationTiming} */ (performance.getEntriesByType('navigation')[0]);
+      return {
+        firstPaint: performance.getEntriesByName('first-contentful-paint')[0]?.startTime,
+        domContentLoaded: nav.domContentLoadedEventEnd,
+        load: nav.loadEventEnd,
+        ready: performance.getEntriesByName('catalogue-ready')[0].startTime,
+      };
+    });
+    assert.is(await page.$$eval('#epds tbody tr', (trs) => trs.length), 10_000);
+    const search = await page.evaluate(async () => {
+      const q = /** @type {HTMLInputElement} */ (document.getElementById('q'));
+      const start = performance.now();
+      q.value = 'parquet #12';
+      q.dispatchEvent(new Event('input'));
+      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      return { ms: performance.now() - start, count: document.getElementById('count').textContent };
+    });
+    // "#12" matches #12, #120-#129, #1200-#1299, ...: of those, the parquet (every fifth EPD).
+    assert.match(search.count, /^Showing \d+ EPDs of 10,000\.$/);
+    assert.equal(problems, []);
+    const ms = (x) => Math.round(x);
+    return {
+      firstPaint: ms(t.firstPaint),
+      domContentLoaded: ms(t.domContentLoaded),
+      load: ms(t.load),
+      ready: ms(t.ready),
+      keystroke: ms(search.ms),
+    };
+  }
 
   test.run();
 }
