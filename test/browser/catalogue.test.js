@@ -1,3 +1,5 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
 // Issue 14, in a real browser (Debian's chromium, driven by playwright-core; test/helpers/browser.js): the catalogue
 // (index.html) and an EPD page of the example node plus one EPD with hostile names, served by `po-node serve`. They load
 // without a console error, search and filters narrow the table, axe-core finds no serious violation, the table works
@@ -35,6 +37,7 @@ if (!CHROMIUM) {
 } else {
   let site;
   let server;
+  let base;
   let browser;
   test.before(async () => {
     const dir = join(tmp(), 'hostile');
@@ -49,7 +52,7 @@ if (!CHROMIUM) {
     const r = await build({ config: EXAMPLE_CONFIG, inputs: [EXAMPLE_DATA, dir], out: site, now: NOW, xsd: false });
     assert.ok(r.written, 'built');
     server = createSiteServer(site, { port: 0, log: () => {} });
-    server.url = (await server.listen()).url;
+    base = (await server.listen()).url;
     browser = await launch();
   });
   test.after(async () => {
@@ -66,7 +69,7 @@ if (!CHROMIUM) {
   test('the catalogue loads without error; search narrows the table, filters and the URL keep the state', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const { page, problems } = await watchedPage(context);
-    await page.goto(`${server.url}/`);
+    await page.goto(`${base}/`);
     await page.waitForSelector('html[data-catalogue="ready"]');
     assert.is((await visibleNames(page)).length, 6);
     assert.is(await countText(page), '6 EPDs.');
@@ -77,14 +80,14 @@ if (!CHROMIUM) {
     assert.equal(await visibleNames(page), ['2-layer parquet']);
     assert.is(await countText(page), 'Showing 1 EPD of 6.');
     // Other languages, folded accents, registration numbers, UUIDs and manufacturers are searched too.
-    for (const [q, want] of [
+    for (const [q, want] of /** @type {[string, string[]][]} */ ([
       ['schicht', ['2-layer parquet']],
       ['holzboden parkett schicht', ['2-layer parquet']],
       ['EPDITALY0091', ['ACCIAI LAMINATI A CALDO VERGELLA']],
       ['8bc0d502-7f9b', ['ECO-ESPANSO K100']],
       ['isolconfort', ['ECO-ESPANSO K100']],
       ['ذات طبقتين', [HOSTILE.en]],
-    ]) {
+    ])) {
       await page.fill('#q', q);
       // The search runs on the next frame: wait for the rows, then compare (a timeout shows what was left).
       await page
@@ -144,7 +147,7 @@ if (!CHROMIUM) {
   test('without JavaScript the table lists every EPD with its links, and the search tools stay hidden', async () => {
     const context = await browser.newContext({ javaScriptEnabled: false });
     const { page, problems } = await watchedPage(context);
-    await page.goto(`${server.url}/`);
+    await page.goto(`${base}/`);
     assert.is((await visibleNames(page)).length, 6);
     assert.not.ok(await page.isVisible('#tools'));
     const hrefs = await page.$$eval(`#epds tr:has(a[href="epd/${PARQUET.uuid}/"]) a`, (as) => as.map((a) => a.getAttribute('href')));
@@ -155,7 +158,7 @@ if (!CHROMIUM) {
       `resource/processes/${PARQUET.uuid}/zipexport`,
     ]);
     // Every link of the table answers.
-    for (const href of hrefs) assert.is((await page.request.get(`${server.url}/${href}`)).status(), 200, href);
+    for (const href of hrefs) assert.is((await page.request.get(`${base}/${href}`)).status(), 200, href);
     assert.equal(problems, []);
     await context.close();
   });
@@ -165,7 +168,7 @@ if (!CHROMIUM) {
     for (const width of [1280, 390]) {
       const context = await browser.newContext({ viewport: { width, height: width === 390 ? 844 : 900 }, deviceScaleFactor: 1 });
       const { page, problems } = await watchedPage(context);
-      await page.goto(`${server.url}${path}`);
+      await page.goto(`${base}${path}`);
       if (name === 'catalogue') await page.waitForSelector('html[data-catalogue="ready"]');
       assert.equal(problems, [], `${name} at ${width} px`);
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
@@ -196,7 +199,7 @@ if (!CHROMIUM) {
   test('10,000 EPDs: the whole table without JavaScript, search ready and fast (page weight and time to interactive)', async () => {
     const dir = join(tmp(), 'large');
     const cfg = { node: { id: 'LARGE', name: 'Large node', description: {} }, pathSets: { default: true, v1: true }, zipExport: false };
-    const catalog = { epds: syntheticEpds(10_000) };
+    const catalog = { epds: /** @type {any[]} */ (syntheticEpds(10_000)) };
     mkdirSync(join(dir, 'epd'), { recursive: true });
     mkdirSync(join(dir, 'v1', 'epds'), { recursive: true });
     const ctx = /** @type {any} */ ({ catalog, cfg, builtAt: NOW });

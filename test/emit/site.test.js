@@ -282,4 +282,17 @@ site('the catalogue is self-contained: its inline style and script are the ones 
   for (const [, url] of html.matchAll(/(?:src|href)="([^"]*)"/g)) assert.not.match(url, /^(https?:)?\/\//, url);
 });
 
+site('a node without EPDs: the catalogue says so and has no table; its index is empty and valid', async () => {
+  const { renderCatalogueIndex, renderIndexHtml } = await import('../../dist/emit/html.js');
+  const cfg = { node: { id: 'EMPTY', name: 'Empty node', description: {} }, pathSets: { default: true, v1: true } };
+  const ctx = /** @type {any} */ ({ catalog: { epds: [] }, cfg, builtAt: new Date('2026-01-02T00:00:00Z') });
+  const html = renderIndexHtml(ctx);
+  assert.match(html, '<p>No EPDs published.</p>');
+  assert.not.match(html, '<table');
+  assert.not.match(html, 'rel="preload"');
+  const ix = JSON.parse(renderCatalogueIndex(ctx));
+  assert.equal(validateWithSchema('catalogue-index', ix), []);
+  assert.equal([ix.count, ix.epds], [0, []]);
+});
+
 site.run();

@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { ROOT } from './index.js';
 
-export const CHROMIUM = process.env.PO_NODE_CHROMIUM || ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
-export const NO_BROWSER = `no Chromium found (/usr/bin/chromium): install the Debian package \`chromium\` (apt-get install chromium), or set PO_NODE_CHROMIUM to a Chromium binary`;
+const CANDIDATES = process.env.PO_NODE_CHROMIUM ? [process.env.PO_NODE_CHROMIUM] : ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
+export const CHROMIUM = CANDIDATES.find((p) => existsSync(p));
+export const NO_BROWSER = `no Chromium found (${CANDIDATES.join(', ')}): install the Debian package \`chromium\` (apt-get install chromium), or set PO_NODE_CHROMIUM to a Chromium binary`;
 
 /** Screenshots for people (not committed; .gitignore). */
 export const RESULTS = join(ROOT, 'test-results');
