@@ -163,6 +163,21 @@ if (!CHROMIUM) {
     await context.close();
   });
 
+  test('a search index that does not belong to the page (an older cached copy) turns the search off; the table stays', async () => {
+    const context = await browser.newContext();
+    const { page, problems } = await watchedPage(context);
+    const stale = JSON.parse(readFileSync(join(site, CATALOGUE_INDEX), 'utf8'));
+    stale.epds = stale.epds.slice(1);
+    await page.route('**/epd/index.json', (route) => route.fulfill({ contentType: 'application/json', body: JSON.stringify(stale) }));
+    await page.goto(`${base}/`);
+    await page.waitForFunction(() => document.getElementById('count').textContent !== '');
+    assert.is(await countText(page), 'Search is not available (the search index does not match this page); the table lists every EPD.');
+    assert.not.ok(await page.isVisible('#tools'));
+    assert.is((await visibleNames(page)).length, 6);
+    assert.equal(problems, []);
+    await context.close();
+  });
+
   /** Load a page at both widths: no console error, no serious axe violation, nothing wider than a phone; screenshots. */
   async function checkPage(name, path) {
     for (const width of [1280, 390]) {
