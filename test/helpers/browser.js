@@ -8,7 +8,9 @@ import { ROOT } from './index.js';
 
 const CANDIDATES = process.env.PO_NODE_CHROMIUM ? [process.env.PO_NODE_CHROMIUM] : ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
 export const CHROMIUM = CANDIDATES.find((p) => existsSync(p));
-export const NO_BROWSER = `no Chromium found (${CANDIDATES.join(', ')}): install the Debian package \`chromium\` (apt-get install chromium), or set PO_NODE_CHROMIUM to a Chromium binary`;
+export const NO_BROWSER =
+  `no Chromium found (${CANDIDATES.join(', ')}): install the Debian package \`chromium\` (apt-get install chromium), ` +
+  'or set PO_NODE_CHROMIUM to a Chromium binary';
 
 /** Screenshots for people (not committed; .gitignore). */
 export const RESULTS = join(ROOT, 'test-results');
