@@ -3,7 +3,8 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 
 /** The JSON Schemas po-node publishes (schemas/*.schema.json), compiled once on first use. */
-export type SchemaName = 'config' | 'processes-list' | 'health' | 'v1-epds' | 'build-report' | 'check-report' | 'deploy-report';
+export type SchemaName =
+  'config' | 'processes-list' | 'health' | 'v1-epds' | 'catalogue-index' | 'build-report' | 'check-report' | 'deploy-report';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 let ajv: Ajv | undefined;

@@ -7,11 +7,11 @@ import { ADDITIONAL_INDICATORS, MODULE_ORDER, readLciaResults, type LciaResult }
 import { readInput } from '../read/zip.js';
 import { datasetFile, epdPageFile, epdPageUrl, HTML_TYPE, nodeUrl, PROCESSES, SUB_URL, v1EpdFile } from '../site/routes.js';
 import { GENERATOR_NAME, GENERATOR_VERSION } from '../version.js';
-import { esc } from './html.js';
-import type { PlannedFile } from './files.js';
+import { best, esc, inLang } from './html.js';
+import { publishedDocuments, type PlannedFile } from './files.js';
 
 /** Bump when the page's layout changes, so an incremental build does not reuse older pages. */
-const PAGE_FORMAT = 'epdpage/1';
+const PAGE_FORMAT = 'epdpage/2';
 /** A page lives at `epd/<uuid>/`: its links to the node's files start from the site root. */
 const ROOT = '../../';
 
@@ -29,11 +29,7 @@ interface PageContext {
 export function planEpdPages(epds: readonly Dataset[], cfg: ResolvedConfig, references?: ReferenceReport): PlannedFile[] {
   return epds.map((d) => {
     const uuid = d.header.uuid;
-    const ctx: PageContext = {
-      cfg,
-      pdf: !!references?.epdPdf.has(uuid) && cfg.pathSets.default,
-      zip: !!references?.closures.has(uuid) && cfg.zipExport && cfg.pathSets.default,
-    };
+    const ctx: PageContext = { cfg, ...publishedDocuments(uuid, cfg, references) };
     const inputs = { d: d.sha256, unit: d.declaredUnit, pdf: ctx.pdf, zip: ctx.zip, base: cfg.baseUrl, sets: cfg.pathSets, node: cfg.node };
     const key = createHash('sha256')
       .update(`${PAGE_FORMAT} ${GENERATOR_VERSION}\n${JSON.stringify(inputs)}`)
@@ -47,12 +43,6 @@ export function planEpdPages(epds: readonly Dataset[], cfg: ResolvedConfig, refe
   });
 }
 
-const LANG_RE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/;
-/** A text in its own language (`lang` only when the code is well-formed: it comes from the file). */
-function inLang(t: LangText, tag = 'span'): string {
-  return `<${tag}${LANG_RE.test(t.lang) ? ` lang="${esc(t.lang)}"` : ''}>${esc(t.value)}</${tag}>`;
-}
-const best = (ts: readonly LangText[]) => ts.find((t) => t.lang === 'en') ?? ts[0];
 const shown = (ts: readonly LangText[]) => {
   const t = best(ts);
   return t ? inLang(t) : '';
@@ -158,6 +148,7 @@ export function renderEpdPage(d: Dataset, results: readonly LciaResult[], { cfg,
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="${esc(`${GENERATOR_NAME} ${GENERATOR_VERSION}`)}">
 <title>${esc(title)} · ${esc(cfg.node.name)}</title>
+<link rel="icon" href="data:,">
 ${cfg.baseUrl ? `<link rel="canonical" href="${esc(nodeUrl(cfg, epdPageUrl(uuid)))}">\n` : ''}<style>
   body { font: 15px/1.45 system-ui, sans-serif; margin: 1.5rem auto; max-width: 70rem; padding: 0 1rem; color: #1b1b1b; }
   h1 { font-size: 1.5rem; margin-bottom: .2rem; overflow-wrap: anywhere; }
@@ -169,14 +160,15 @@ ${cfg.baseUrl ? `<link rel="canonical" href="${esc(nodeUrl(cfg, epdPageUrl(uuid)
   th, td { text-align: right; padding: .3rem .5rem; border-bottom: 1px solid #ddd; vertical-align: top; }
   tbody th, thead th:first-child { text-align: left; min-width: 12rem; }
   thead th, th.group { background: #f4f4f4; } th.group { text-align: left; }
-  a { color: #0645ad; } code { font-size: .85em; }
+  a { color: #0645ad; } code { font-size: .85em; } li { overflow-wrap: anywhere; }
 </style>
 <script type="application/ld+json">
 ${jsonLd(ld)}
 </script>
 </head>
 <body>
-<p><a href="${ROOT}">${esc(cfg.node.name)}</a></p>
+<nav aria-label="Node"><a href="${ROOT}">${esc(cfg.node.name)}</a></nav>
+<main>
 <h1>${shown(p.names) || esc(uuid)}</h1>
 <ul>
 ${names}
@@ -193,6 +185,7 @@ ${links.map(([href, label]) => `<li><a href="${esc(href)}">${esc(label)}</a></li
 </ul>
 <h2 id="lcia">LCIA results by module</h2>
 ${resultsTable(results)}
+</main>
 </body>
 </html>
 `;

@@ -62,3 +62,15 @@ export async function writeMade(path: string, made: Uint8Array | readonly Uint8A
     await fh.close();
   }
 }
+
+/** Whether the site publishes an EPD's PDF and ZIP export (soda4LCA sub-resources): the pages link only those. */
+export function publishedDocuments(
+  uuid: string,
+  cfg: Pick<ResolvedConfig, 'pathSets' | 'zipExport'>,
+  references?: ReferenceReport,
+): { pdf: boolean; zip: boolean } {
+  return {
+    pdf: !!references?.epdPdf.has(uuid) && cfg.pathSets.default,
+    zip: !!references?.closures.has(uuid) && cfg.zipExport && cfg.pathSets.default,
+  };
+}

@@ -1,21 +1,161 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { PlanContext } from './files.js';
-import { EPD_DIRS, epdPageUrl, routeEnabled, ROUTES } from '../site/routes.js';
-import { pickText } from '../parse/extract.js';
+import type { Dataset } from '../catalog/build.js';
+import { publishedDocuments, type PlanContext } from './files.js';
+import { CATALOGUE_INDEX, datasetFile, epdPageUrl, PROCESSES, routeEnabled, ROUTES, SUB_URL, v1EpdFile } from '../site/routes.js';
+import { pickText, type LangText } from '../parse/extract.js';
 import { GENERATOR_NAME, GENERATOR_VERSION } from '../version.js';
 
-const template = readFileSync(new URL('../../templates/index.html', import.meta.url), 'utf8');
+const read = (name: string) => readFileSync(new URL(`../../templates/${name}`, import.meta.url), 'utf8');
+const template = read('index.html');
+/** What the links of the last column are. */
+const DATA_LEGEND = 'Data: XML the ILCD document (soda4LCA API), v1 the same at the draft v1 API, PDF, ZIP export with dependencies.';
+/** The table's columns; on a phone each row is a card and its cells are labelled with these names by position. */
+const COLUMNS = ['Name', 'Registration no.', 'Manufacturer', 'Classification', 'Location', 'Valid until', 'Data'];
+const cardLabels = COLUMNS.map((c, i) => (i ? `td:nth-child(${i + 1})::before { content: "${c}: "; }` : '')).join(' ');
+/** The catalogue's style and script, inlined (self-contained) and allowed by hash in the page's Content-Security-Policy. */
+const style = `${read('catalogue.css')}  @media (max-width: 48rem) { ${cardLabels.trim()} }\n`;
+const script = read('catalogue.js');
+if (/<\/(script|style)/i.test(script + style)) throw new Error('internal: templates/catalogue.{js,css} must not close their element');
+const cspHash = (s: string) => `'sha256-${createHash('sha256').update(s).digest('base64')}'`;
+const CSP = [
+  "default-src 'none'",
+  `style-src ${cspHash(style)}`,
+  `script-src ${cspHash(script)}`,
+  "connect-src 'self'",
+  "img-src 'self' data:",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
 
 /** The one HTML escape of the site's pages: text and attribute values (names in EPDs are hostile input). */
 export function esc(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
-/** The routes the catalogue links, by id (src/site/routes.ts). */
-const CATALOGUE = ['list:processes', 'resource-nodeinfo', 'health', 'v1:list', 'v1:health'];
+const LANG_RE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/;
+/** Right-to-left scripts (Hebrew, Arabic, Syriac, Thaana, N'Ko, presentation forms): such a text gets `dir="auto"`. */
+const RTL_RE = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]/;
+/** A text in its own language (`lang` only when the code is well-formed: it comes from the file) and direction. */
+export function inLang(t: LangText, tag = 'span', attrs = ''): string {
+  const lang = LANG_RE.test(t.lang) ? ` lang="${esc(t.lang)}"` : '';
+  return `<${tag}${attrs}${lang}${RTL_RE.test(t.value) ? ' dir="auto"' : ''}>${esc(t.value)}</${tag}>`;
+}
+/** The text shown first: English, else the first language given. */
+export const best = (ts: readonly LangText[]): LangText | undefined => ts.find((t) => t.lang === 'en') ?? ts[0];
 
-/** A human catalogue of the node; links are relative so the page works under any base path. */
-export function renderIndexHtml({ catalog, cfg, builtAt }: PlanContext): string {
+/** The routes the catalogue links, by id (src/site/routes.ts). */
+const CATALOGUE = ['list:processes', 'resource-nodeinfo', 'health', 'v1:list', 'v1:health', 'catalogue-index'];
+
+type Validity = 'valid' | 'expiring' | 'expired';
+/** Validity as of the build: expired before the build's year, expiring at its end (dataSetValidUntil is a year). */
+function validity(validUntil: string | undefined, year: number): Validity | undefined {
+  if (!/^\d{4}$/.test(validUntil ?? '')) return undefined;
+  const y = Number(validUntil);
+  return y < year ? 'expired' : y === year ? 'expiring' : 'valid';
+}
+
+/** One catalogue row: what the table shows and the index searches, in one order for both. */
+interface Entry {
+  d: Dataset;
+  name: LangText | undefined;
+  classes: string[][];
+  operator: string | undefined;
+  manufacturer: string | undefined;
+  validity: Validity | undefined;
+}
+
+/** The EPDs by displayed name (code-unit order, case folded: the same bytes on every machine), then UUID. */
+function entries(epds: readonly Dataset[], year: number): Entry[] {
+  const list = epds.map((d): Entry => {
+    const p = d.header.process!;
+    const operator = p.publishers[0] ?? p.registrationAuthority;
+    return {
+      d,
+      name: best(p.names),
+      // A classification as [system, class of level 0, level 1, ...]; '' when the file names no system.
+      classes: p.classifications.filter((c) => c.classes.length).map((c) => [c.system ?? '', ...c.classes.map((k) => k.name)]),
+      operator: operator && pickText(operator.descriptions),
+      manufacturer: p.owner && pickText(p.owner.descriptions),
+      validity: validity(p.validUntil, year),
+    };
+  });
+  const key = (e: Entry) => (e.name?.value ?? '').toLowerCase();
+  return list.sort((a, b) => cmp(key(a), key(b)) || cmp(a.d.header.uuid, b.d.header.uuid));
+}
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * The catalogue's search index (`epd/index.json`, schemas/catalogue-index.schema.json): only what the search and
+ * filters need, its rows in the table's order, classifications and organisations stored once and referred to by
+ * position. One EPD per line keeps it readable and its diffs small.
+ */
+export function renderCatalogueIndex({ catalog, cfg, builtAt }: PlanContext): string {
+  const list = entries(catalog.epds, builtAt.getUTCFullYear());
+  const classes = new Map<string, number>();
+  const orgs = new Map<string, number>();
+  const id = <K>(m: Map<K, number>, k: K) => m.get(k) ?? (m.set(k, m.size), m.size - 1);
+  const rows = list.map((e) => {
+    const p = e.d.header.process!;
+    const row = {
+      uuid: e.d.header.uuid,
+      names: p.names.map((t) => [t.lang, t.value]),
+      ...(p.registrationNumber ? { reg: p.registrationNumber } : {}),
+      ...(p.location ? { location: p.location } : {}),
+      ...(p.validUntil ? { validUntil: p.validUntil } : {}),
+      ...(e.validity ? { validity: e.validity } : {}),
+      ...(e.classes.length ? { classes: e.classes.map((c) => id(classes, JSON.stringify(c))) } : {}),
+      ...(e.operator ? { operator: id(orgs, e.operator) } : {}),
+      ...(e.manufacturer ? { manufacturer: id(orgs, e.manufacturer) } : {}),
+    };
+    return JSON.stringify(row);
+  });
+  const head = {
+    format: 'po-node-catalogue/1',
+    nodeId: cfg.node.id,
+    builtAt: builtAt.toISOString(),
+    count: list.length,
+    classifications: [...classes.keys()].map((k) => JSON.parse(k) as string[]),
+    organisations: [...orgs.keys()],
+  };
+  return `${JSON.stringify(head).slice(0, -1)},"epds":[\n${rows.join(',\n')}\n]}\n`;
+}
+
+function row(e: Entry, ctx: PlanContext): string {
+  const { cfg, references } = ctx;
+  const h = e.d.header;
+  const p = h.process!;
+  const uuid = h.uuid;
+  const others = p.names.filter((t) => t !== e.name).map((t) => inLang(t, 'span', ' class="alt"'));
+  const name = e.name ? inLang(e.name, 'a', ` href="${epdPageUrl(uuid)}"`) : `<a href="${epdPageUrl(uuid)}">${uuid}</a>`;
+  const cls = e.classes[0];
+  const docs = publishedDocuments(uuid, cfg, references);
+  const links = [
+    ...(cfg.pathSets.default ? [`<a href="${datasetFile(PROCESSES, uuid)}">XML</a>`] : []),
+    ...(cfg.pathSets.v1 ? [`<a href="${v1EpdFile(uuid)}">v1</a>`] : []),
+    ...(docs.pdf ? [`<a href="${SUB_URL.epdPdf(uuid)}">PDF</a>`] : []),
+    ...(docs.zip ? [`<a href="${SUB_URL.zipExport(uuid)}">ZIP</a>`] : []),
+  ];
+  const valid = esc(p.validUntil ?? '') + (e.validity ? ` <span class="${e.validity}">${e.validity}</span>` : '');
+  const cells = [
+    [name, ...others].join(' '),
+    esc(p.registrationNumber ?? ''),
+    esc(e.manufacturer ?? ''),
+    cls ? esc(cls.slice(1).join(' / ')) : '',
+    esc(p.location ?? ''),
+    valid,
+    links.join(' '),
+  ];
+  return `<tr><td>${cells.join('</td><td>')}</td></tr>`;
+}
+
+/**
+ * The human catalogue (`index.html`): every EPD a server-rendered row (no script needed to browse, and crawlers reach
+ * every EPD page); the inline script adds search and filters over `epd/index.json`. Links are relative, so the page
+ * works under any base path.
+ */
+export function renderIndexHtml(ctx: PlanContext): string {
+  const { catalog, cfg, builtAt } = ctx;
   const endpoints: [string, string][] = [];
   for (const r of CATALOGUE.map((id) => ROUTES.find((x) => x.id === id)!)) {
     if (!routeEnabled(r, cfg.pathSets)) continue;
@@ -26,22 +166,25 @@ export function renderIndexHtml({ catalog, cfg, builtAt }: PlanContext): string 
       endpoints.push([f.file, `${r.title}${two ? `, soda4LCA ${f.format!.toUpperCase()}` : ''} (${url})`]);
     }
   }
-  const folder = cfg.pathSets.default ? EPD_DIRS.default : EPD_DIRS.v1;
-  const rows = catalog.epds.map((d) => {
-    const p = d.header.process!;
-    const cells = [
-      `<a href="${epdPageUrl(d.header.uuid)}">${esc(pickText(p.names) ?? d.header.uuid)}</a>`,
-      esc(p.registrationNumber ?? ''),
-      esc(p.location ?? ''),
-      esc(p.referenceYear ?? ''),
-      esc(p.validUntil ?? ''),
-      esc(d.header.version),
-      `<a href="${folder}/${d.header.uuid}" title="ILCD XML"><code>${d.header.uuid}</code></a>`,
-    ];
-    return `<tr>${cells.map((c) => `<td>${c}</td>`).join('')}</tr>`;
-  });
+  const list = entries(catalog.epds, builtAt.getUTCFullYear());
   const description = pickText(Object.entries(cfg.node.description).map(([lang, value]) => ({ lang, value })));
+  const table = list.length
+    ? [
+        `<table id="epds" data-index="${CATALOGUE_INDEX}">`,
+        `<caption>Validity as of the build (${builtAt.toISOString().slice(0, 10)}). ${DATA_LEGEND}</caption>`,
+        `<thead><tr>${COLUMNS.map((c) => `<th scope="col">${c}</th>`).join('')}</tr></thead>`,
+        '<tbody>',
+        ...list.map((e) => row(e, ctx)),
+        '</tbody>',
+        '</table>',
+      ].join('\n')
+    : '<p>No EPDs published.</p>';
   const values: Record<string, string> = {
+    csp: CSP,
+    // The index loads while the table is parsed, not after it.
+    preload: list.length ? `<link rel="preload" href="${CATALOGUE_INDEX}" as="fetch" crossorigin>\n` : '',
+    style,
+    script,
     title: esc(cfg.node.name),
     operator: esc(cfg.node.operator ?? 'EPD programme operator'),
     nodeId: esc(cfg.node.id),
@@ -50,7 +193,7 @@ export function renderIndexHtml({ catalog, cfg, builtAt }: PlanContext): string 
     generator: esc(`${GENERATOR_NAME} ${GENERATOR_VERSION}`),
     description: description ? `<p>${esc(description)}</p>` : '',
     endpoints: endpoints.map(([href, label]) => `<li><a href="${href}">${esc(label)}</a></li>`).join('\n'),
-    rows: rows.join('\n') || '<tr><td colspan="7">No EPDs published.</td></tr>',
+    table,
   };
   return template.replace(/\{\{(\w+)\}\}/g, (_, k: string) => values[k] ?? '');
 }

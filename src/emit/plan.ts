@@ -1,11 +1,21 @@
 import { planDependencyFiles } from './dependencies.js';
 import { planTypeLists } from './type-lists.js';
 import { DATASET_TYPES } from '../parse/ilcd.js';
-import { datasetFile, HTML_TYPE, INDEX_HTML, LIST_JSON_TYPE, LIST_XML_TYPE, listFile, NODEINFO_FILES, PROCESSES } from '../site/routes.js';
+import {
+  CATALOGUE_INDEX,
+  datasetFile,
+  HTML_TYPE,
+  INDEX_HTML,
+  LIST_JSON_TYPE,
+  LIST_XML_TYPE,
+  listFile,
+  NODEINFO_FILES,
+  PROCESSES,
+} from '../site/routes.js';
 import { pageFile, pageStarts, V1_LIST, v1EpdFile } from '../site/routes.js';
 import { v1ListJson } from './draft-v1.js';
 import { inputSource, type PlanContext, type PlannedFile } from './files.js';
-import { renderIndexHtml } from './html.js';
+import { renderCatalogueIndex, renderIndexHtml } from './html.js';
 import { planEpdPages } from './epd-page.js';
 import { nodeInfoXml, processListJson, processListXml } from './soda4lca.js';
 import { append } from '../util/append.js';
@@ -45,6 +55,8 @@ export function planSite({ catalog, cfg, builtAt, references }: PlanContext): Pl
     add(V1_LIST, LIST_JSON_TYPE, { parts: () => v1ListJson(catalog.epds, cfg) });
   }
   append(files, planEpdPages(catalog.epds, cfg, references));
-  add(INDEX_HTML, HTML_TYPE, { text: renderIndexHtml({ catalog, cfg, builtAt }) });
+  const ctx = { catalog, cfg, builtAt, ...(references ? { references } : {}) };
+  add(CATALOGUE_INDEX, LIST_JSON_TYPE, { text: renderCatalogueIndex(ctx) });
+  add(INDEX_HTML, HTML_TYPE, { text: renderIndexHtml(ctx) });
   return files;
 }

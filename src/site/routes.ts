@@ -48,6 +48,8 @@ export const EPD_DIRS = { default: `${RESOURCE}/${PROCESSES}`, v1: `${V1}/epds` 
 export const HEALTH_FILES = { default: `${HEALTH}/index.json`, v1: `${V1}/${HEALTH}/index.json` } as const;
 export const NODEINFO_FILES = [`${NODEINFO}/index.xml`, `${RESOURCE}/${NODEINFO}/index.xml`] as const;
 export const INDEX_HTML = 'index.html';
+/** The catalogue's search index (index.html loads it; `schemas/catalogue-index.schema.json`), beside the EPD pages. */
+export const CATALOGUE_INDEX = `${EPD_PAGES}/index.json`;
 
 /** The list of a resource folder in one format (`/resource/<folder>`, `?format=json`). */
 export function listFile(folder: string, format: 'xml' | 'json'): string {
@@ -207,6 +209,7 @@ function subRoute(s: SubResource): Route {
 export const ROUTES: readonly Route[] = [
   one('home', 'both', '/', INDEX_HTML, HTML_TYPE, 'HTML catalogue'),
   one('epd-page', 'both', `/${EPD_PAGES}/{uuid}/`, `${EPD_PAGES}/{uuid}/${INDEX_HTML}`, HTML_TYPE, 'EPD page'),
+  one('catalogue-index', 'both', `/${CATALOGUE_INDEX}`, CATALOGUE_INDEX, LIST_JSON_TYPE, 'catalogue search index'),
   ...DATASET_FOLDERS.map(listRoute),
   {
     id: 'v1:list',

@@ -57,12 +57,14 @@ test('ZIP exports only with --zip-export: off by default, on adds them and chang
     Object.keys(without).some((p) => p.endsWith('zipexport.zip')),
     'the default does not',
   );
-  // Health and the build marker count files, so they differ; EPD pages link the exports only where they exist.
+  // Health and the build marker count files, so they differ; EPD pages and the catalogue link the exports only where
+  // they exist.
   const differing = Object.keys(withZip).filter((p) => !p.endsWith('zipexport.zip') && without[p] !== withZip[p]);
   assert.equal(
-    differing.filter((p) => !/^(healthz|v1\/healthz|\.po-node\.json|epd\/)/.test(p)),
+    differing.filter((p) => !/^(healthz|v1\/healthz|\.po-node\.json|epd\/|index\.html$)/.test(p)),
     [],
   );
+  assert.ok(differing.includes('index.html'), 'the catalogue links ZIP exports only where they exist');
   const page = (t) => t['epd/2eb43850-0ab2-4068-afe5-218d69a096f8/index.html'];
   assert.ok(page(withZip) !== page(without), 'the page of an EPD without export has no link to one');
 });

@@ -1,4 +1,5 @@
 // Builds the example node once and checks every document against the soda4LCA shapes and the inputs.
+import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -242,6 +243,56 @@ site('the index page lists every EPD with a relative link', () => {
   const html = text('index.html');
   for (const epd of REAL_EPDS) assert.match(html, `href="resource/processes/${epd.uuid}"`);
   assert.match(html, 'po-node example EPD node');
+});
+
+site('the catalogue search index: valid against its schema, one entry per table row in the same order', () => {
+  const ix = JSON.parse(text('epd/index.json'));
+  assert.equal(validateWithSchema('catalogue-index', ix), []);
+  assert.is(ix.count, 5);
+  const html = text('index.html');
+  const rowUuids = [...html.matchAll(/<tr><td><a href="epd\/([0-9a-f-]{36})\/"/g)].map((m) => m[1]);
+  assert.equal(
+    rowUuids,
+    ix.epds.map((e) => e.uuid),
+  );
+  // By name: "12.5 mm ..." first, "Shutters ..." last; rows link the page, the XML of both path sets, the ZIP export.
+  assert.is(rowUuids[0], 'daa1778e-be8f-4d2f-b1b3-c32ca2f0e90d');
+  assert.is(rowUuids[4], 'ee8863aa-7276-4896-b07a-713937a3134d');
+  const parquet = ix.epds.find((e) => e.uuid === '2eb43850-0ab2-4068-afe5-218d69a096f8');
+  assert.equal(parquet.names, [
+    ['de', '2-Schicht-Parkett'],
+    ['en', '2-layer parquet'],
+  ]);
+  assert.is(parquet.validity, 'valid');
+  assert.equal(ix.classifications[parquet.classes[0]], ['OEKOBAU.DAT', 'Holz', 'Holzböden', 'Parkett']);
+  assert.is(ix.organisations[parquet.manufacturer], 'Hamberger Flooring GmbH & Co. KG');
+  assert.is(ix.epds.filter((e) => e.validity === 'expired').length, 4);
+});
+
+site('the catalogue is self-contained: its inline style and script are the ones its Content-Security-Policy allows', () => {
+  const html = text('index.html');
+  const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(html)[1];
+  const hash = (s) => `'sha256-${createHash('sha256').update(s).digest('base64')}'`;
+  const style = /<style>([\s\S]*?)<\/style>/.exec(html)[1];
+  const script = /<script>([\s\S]*?)<\/script>/.exec(html)[1];
+  assert.match(csp, `style-src ${hash(style)};`);
+  assert.match(csp, `script-src ${hash(script)};`);
+  assert.match(csp, "default-src 'none'");
+  // Nothing from elsewhere: every src and href is relative to the site (or the empty favicon).
+  for (const [, url] of html.matchAll(/(?:src|href)="([^"]*)"/g)) assert.not.match(url, /^(https?:)?\/\//, url);
+});
+
+site('a node without EPDs: the catalogue says so and has no table; its index is empty and valid', async () => {
+  const { renderCatalogueIndex, renderIndexHtml } = await import('../../dist/emit/html.js');
+  const cfg = { node: { id: 'EMPTY', name: 'Empty node', description: {} }, pathSets: { default: true, v1: true } };
+  const ctx = /** @type {any} */ ({ catalog: { epds: [] }, cfg, builtAt: new Date('2026-01-02T00:00:00Z') });
+  const html = renderIndexHtml(ctx);
+  assert.match(html, '<p>No EPDs published.</p>');
+  assert.not.match(html, '<table');
+  assert.not.match(html, 'rel="preload"');
+  const ix = JSON.parse(renderCatalogueIndex(ctx));
+  assert.equal(validateWithSchema('catalogue-index', ix), []);
+  assert.equal([ix.count, ix.epds], [0, []]);
 });
 
 site.run();
