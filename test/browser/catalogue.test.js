@@ -49,7 +49,7 @@ if (!CHROMIUM) {
       .replace(/<common:registrationNumber>[^<]*/, `<common:registrationNumber>${xmlText(HOSTILE.reg)}`);
     writeFileSync(join(dir, 'hostile.xml'), xml);
     site = join(tmp(), 'site');
-    const r = await build({ config: EXAMPLE_CONFIG, inputs: [EXAMPLE_DATA, dir], out: site, now: NOW, xsd: false });
+    const r = await build({ config: EXAMPLE_CONFIG, inputs: [EXAMPLE_DATA, dir], out: site, now: NOW, xsd: false, zipExport: true });
     assert.ok(r.written, 'built');
     server = createSiteServer(site, { port: 0, log: () => {} });
     base = (await server.listen()).url;
