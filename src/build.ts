@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import type { Catalog } from './catalog/build.js';
 import type { ReferenceReport } from './catalog/references.js';
@@ -7,7 +8,8 @@ import { BuildCache, cacheFile, cacheKey, defaultCacheDir, type CacheStats } fro
 import { healthFiles, verifyAndDescribe, type HealthDoc } from './emit/health.js';
 import { assertUniquePaths } from './emit/files.js';
 import { planSite } from './emit/plan.js';
-import { checkOutputFolder, writeSite, type WriteOptions } from './emit/write.js';
+import { isPrecompressedSibling, planPrecompressed } from './emit/precompress.js';
+import { checkOutputFolder, pool, writeSite, type WriteOptions } from './emit/write.js';
 import { emitHosts } from './hosts/index.js';
 import { HOST_LIMITS, hostLimitFindings, measureSite } from './hosts/limits.js';
 import { append } from './util/append.js';
@@ -51,6 +53,8 @@ export interface BuildResult {
   cache: CacheStats;
   /** The pre-paged lists written (files of both formats) and the bytes they add to the site. */
   paging?: { pageSizes: number[]; files: number; bytes: number };
+  /** The precompressed siblings written (`.gz`, `.br`) and the bytes they add to the site. */
+  precompressed?: { encodings: string[]; files: number; bytes: number };
 }
 
 /** read → parse/validate → index (src/pipeline/read.ts) → plan → write → verify/health. Never throws for bad datasets. */
@@ -102,6 +106,7 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   assertUniquePaths(files);
   opts.onProgress?.({ phase: 'write', files: files.length });
   let health: HealthDoc | undefined;
+  let siblings: readonly string[] = [];
   await writeSite(
     files,
     {
@@ -113,9 +118,12 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
       ...(process.env.SOURCE_DATE_EPOCH ? { mtime: builtAt } : {}),
     },
     async (dir) => {
+      // Siblings of the written documents (health, written after them, has none): docs/hosting.md#precompressed-documents.
+      const packed = await planPrecompressed(dir, files, cfg.precompress);
+      siblings = packed.map((f) => f.path);
       opts.onProgress?.({ phase: 'verify' });
       health = await verifyAndDescribe(dir, catalog, cfg, builtAt, findings, references);
-      return healthFiles(health, cfg);
+      return [...packed, ...healthFiles(health, cfg)];
     },
   );
   await cache.save();
@@ -131,10 +139,13 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   if (deploy.length) await writeSite(deploy, deployTo, () => Promise.resolve([]));
   const deployDisplay = deploy.length ? toPosix(relative(cwd, cfg.deploy.out)) || '.' : undefined;
   const pages = join(cfg.out, PAGES_DIR);
-  const paged = existsSync(pages) ? measureSite(pages) : undefined;
+  // The page files alone: their siblings are counted with the others.
+  const paged = existsSync(pages) ? measureSite(pages, (rel) => !isPrecompressedSibling(`${PAGES_DIR}/${rel}`)) : undefined;
+  const packed = siblings.length ? await sizeOf(cfg.out, siblings) : undefined;
   return {
     ...base,
     ...(paged ? { paging: { pageSizes: cfg.paging.pageSizes, files: paged.files, bytes: paged.bytes } } : {}),
+    ...(packed ? { precompressed: { encodings: [...cfg.precompress.encodings], files: siblings.length, bytes: packed } } : {}),
     ...(deployDisplay ? { deployDisplay } : {}),
     ok: health!.status !== 'fail',
     written: true,
@@ -142,4 +153,14 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
     health: health!,
     durationMs: performance.now() - started,
   };
+}
+
+/** Bytes of the files at these paths below dir. */
+async function sizeOf(dir: string, paths: readonly string[]): Promise<number> {
+  let bytes = 0;
+  await pool(paths, 16, async (p) => {
+    const { size } = await stat(join(dir, p));
+    bytes += size;
+  });
+  return bytes;
 }

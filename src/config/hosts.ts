@@ -3,6 +3,8 @@ import { ConfigError } from '../errors.js';
 /** Host names and deploy settings belong to the config: hosts/ emits files for them and imports these from here. */
 export const HOST_NAMES = ['nginx', 'apache', 'netlify', 'cloudflare-pages', 'github-pages', 's3-cloudfront'] as const;
 export type HostName = (typeof HOST_NAMES)[number];
+/** Hosts whose configs serve `<file>.gz`/`.br` for `<file>`; the others compress on their own (docs/hosting.md). */
+export const HOSTS_SERVING_PRECOMPRESSED: readonly HostName[] = ['nginx', 'apache'];
 
 /** Where and how the deploy configs point at the site (config "deploy", flags). */
 export interface DeploySettings {
@@ -13,6 +15,8 @@ export interface DeploySettings {
   serverName: string;
   /** nginx `listen` value; Apache uses `*:<port>` for a bare port. */
   listen: string;
+  /** nginx serves the .br siblings (brotli_static): only where the ngx_brotli module is loaded, else nginx refuses the config. */
+  nginxBrotli: boolean;
 }
 
 /** Parse `--host a,b` / config `hosts`: known names, no duplicates, no two hosts fighting over one file. */

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { SITE_MARKERS, siteContentType } from '../site/routes.js';
 import { pool } from '../emit/write.js';
+import { isPrecompressedSibling } from '../emit/precompress.js';
 import { InputError } from '../errors.js';
 
 /** A file of the built site that a host route serves. */
@@ -22,6 +23,8 @@ export interface LocalSite {
   files: LocalFile[];
   /** Not uploaded, with why (hidden files are left out silently: they are never part of the site's API). */
   skipped: { rel: string; reason: string }[];
+  /** Precompressed siblings left out: CloudFront compresses on its own and S3 cannot choose by Accept-Encoding. */
+  precompressed: number;
 }
 
 /** Every publishable file of a built site, sorted by path. */
@@ -32,7 +35,7 @@ export async function readSite(dir: string): Promise<LocalSite> {
       hint: 'Run `po-node build` first and deploy its output folder: po-node deploy site --to s3://bucket',
     });
   }
-  const site: LocalSite = { files: [], skipped: [] };
+  const site: LocalSite = { files: [], skipped: [], precompressed: 0 };
   const walk = async (abs: string, rel: string): Promise<void> => {
     for (const e of (await readdir(abs, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1))) {
       // Hidden files (.po-node.json, .htaccess, .nojekyll) and folders are never published to S3.
@@ -42,6 +45,7 @@ export async function readSite(dir: string): Promise<LocalSite> {
       if (e.isDirectory()) await walk(p, r);
       else if (e.isSymbolicLink()) site.skipped.push({ rel: r, reason: 'symbolic link (not followed)' });
       else if (!e.isFile()) site.skipped.push({ rel: r, reason: 'not a regular file' });
+      else if (isPrecompressedSibling(r)) site.precompressed++;
       else {
         const contentType = siteContentType(r);
         if (!contentType) {

@@ -47,6 +47,8 @@ export interface DeployResult {
   generator: string;
   files: number;
   skipped: { rel: string; reason: string }[];
+  /** Precompressed siblings not uploaded (docs/hosting.md#precompressed-documents). */
+  precompressedLeftOut?: number;
   remoteObjects: number;
   uploads: { key: string; phase: Phase; reason: string; bytes: number; contentType: string }[];
   uploadedBytes: number;
@@ -116,6 +118,7 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
     generator: `po-node ${GENERATOR_VERSION}`,
     files: site.files.length,
     skipped: site.skipped,
+    ...(site.precompressed ? { precompressedLeftOut: site.precompressed } : {}),
     remoteObjects: remote.size,
     uploads: plan.uploads.map((u) => ({ key: u.key, phase: u.phase, reason: u.reason, bytes: u.size, contentType: u.contentType })),
     uploadedBytes: 0,

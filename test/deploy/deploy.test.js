@@ -219,6 +219,11 @@ D('first deploy: every API object with its Content-Type and Cache-Control, hidde
   assert.ok(pdf, 'the example has an EPD PDF');
   assert.is((await ctx.s3.get('site', pdf.key, 'HEAD')).headers['content-type'], 'application/pdf');
   assert.is((await ctx.s3.get('site', 'node/.po-node.json', 'HEAD')).status, 404, 'hidden files are not uploaded');
+  // Precompressed siblings stay home: CloudFront compresses on its own, and S3 cannot choose them by Accept-Encoding.
+  assert.ok(r.precompressedLeftOut > 0, 'the example has siblings');
+  assert.not.ok(r.uploads.some((u) => /\.(gz|br)$/.test(u.key)));
+  assert.is((await ctx.s3.get('site', 'node/resource/processes/index.xml.gz', 'HEAD')).status, 404);
+  assert.is((await ctx.s3.get('site', 'node/resource/processes/index.xml', 'HEAD')).headers['content-encoding'], undefined);
   assert.ok(!r.uploads.some((u) => u.key.split('/').some((s) => s.startsWith('.'))));
 });
 
