@@ -5,6 +5,11 @@ export const HOST_NAMES = ['nginx', 'apache', 'netlify', 'cloudflare-pages', 'gi
 export type HostName = (typeof HOST_NAMES)[number];
 /** Hosts whose configs serve `<file>.gz`/`.br` for `<file>`; the others compress on their own (docs/hosting.md). */
 export const HOSTS_SERVING_PRECOMPRESSED: readonly HostName[] = ['nginx', 'apache'];
+/**
+ * CloudFront compresses XML, JSON and HTML of 1,000 to 10,000,000 bytes on its own ("Serve compressed files",
+ * CloudFront Developer Guide); larger documents reach viewers compressed only as precompressed objects.
+ */
+export const CLOUDFRONT_COMPRESS_MAX_BYTES = 10_000_000;
 
 /** Where and how the deploy configs point at the site (config "deploy", flags). */
 export interface DeploySettings {

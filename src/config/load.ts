@@ -5,7 +5,7 @@ import { DEFAULT_ZIP_LIMITS, type ZipLimits } from '../read/zip.js';
 import { DEFAULT_SHAPE_LIMITS, type ShapeLimits } from '../parse/wellformed.js';
 import { DEFAULT_XSD_TIMEOUT_SECONDS } from '../validate/xsd.js';
 import { validateWithSchema } from '../schemas.js';
-import { HOSTS_SERVING_PRECOMPRESSED, parseHosts, type DeploySettings, type HostName } from './hosts.js';
+import { CLOUDFRONT_COMPRESS_MAX_BYTES, HOSTS_SERVING_PRECOMPRESSED, parseHosts, type DeploySettings, type HostName } from './hosts.js';
 
 export interface NodeInfoConfig {
   id: string;
@@ -250,14 +250,18 @@ export function loadConfig(o: ConfigOverrides = {}): ResolvedConfig {
 }
 
 /**
- * Siblings by default, except when every host named compresses on its own and cannot serve them (GitHub Pages,
- * Netlify, Cloudflare Pages, CloudFront): there they would only add files and bytes to the upload.
+ * Siblings by default, except where no host named needs them all: GitHub Pages, Netlify and Cloudflare Pages compress
+ * on their own and would only get more files to upload; CloudFront compresses up to its limit, so with it only larger
+ * documents get siblings (docs/hosting.md#precompressed-documents).
  */
 function precompressConfig(v: RawConfig['precompress'], hosts: readonly HostName[]): PrecompressConfig {
-  const useless = v === undefined && hosts.length > 0 && !hosts.some((h) => HOSTS_SERVING_PRECOMPRESSED.includes(h));
-  if (v === false || useless) return { encodings: [], minBytes: DEFAULT_PRECOMPRESS_MIN_BYTES };
+  const all = hosts.length === 0 || hosts.some((h) => HOSTS_SERVING_PRECOMPRESSED.includes(h));
+  if (v === false || (v === undefined && !all && !hosts.includes('s3-cloudfront'))) {
+    return { encodings: [], minBytes: DEFAULT_PRECOMPRESS_MIN_BYTES };
+  }
   const o = typeof v === 'object' ? v : {};
-  return { encodings: [...new Set(o.encodings ?? ENCODINGS)], minBytes: o.minBytes ?? DEFAULT_PRECOMPRESS_MIN_BYTES };
+  const minBytes = o.minBytes ?? (v === undefined && !all ? CLOUDFRONT_COMPRESS_MAX_BYTES + 1 : DEFAULT_PRECOMPRESS_MIN_BYTES);
+  return { encodings: [...new Set(o.encodings ?? ENCODINGS)], minBytes };
 }
 
 /**

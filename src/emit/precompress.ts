@@ -40,10 +40,38 @@ export function precompressible(path: string): boolean {
   return type !== undefined && COMPRESSIBLE.test(type);
 }
 
-/** A precompressed sibling po-node writes (`<document>.gz` / `.br`): not a file of its own for the hosts and deploy. */
-export function isPrecompressedSibling(rel: string): boolean {
+/** A precompressed sibling po-node writes (`<document>.gz` / `.br`): its document and encoding, else undefined. */
+export function siblingOf(rel: string): { doc: string; encoding: Encoding } | undefined {
   const m = /^(.+)\.(gz|br)$/.exec(rel);
-  return m !== null && !isDocumentPath(rel) && precompressible(m[1]!);
+  if (!m || isDocumentPath(rel) || !precompressible(m[1]!)) return undefined;
+  return { doc: m[1]!, encoding: m[2] === 'gz' ? 'gzip' : 'br' };
+}
+
+export function isPrecompressedSibling(rel: string): boolean {
+  return siblingOf(rel) !== undefined;
+}
+
+/**
+ * The documents of a written site above `above` bytes that have siblings, as `{"/<path>": [".br", ".gz"]}` (brotli
+ * first): what the CloudFront Function may select by Accept-Encoding (CloudFront compresses the smaller ones itself).
+ */
+export async function largeCompressedDocuments(
+  out: string,
+  files: readonly PlannedFile[],
+  above: number,
+): Promise<Record<string, string[]>> {
+  const found: Record<string, string[]> = {};
+  for (const f of files) {
+    if (!precompressible(f.path)) continue;
+    const st = await stat(join(out, f.path)).catch(() => undefined);
+    if (!st || st.size <= above) continue;
+    const exts: string[] = [];
+    for (const e of ['br', 'gzip'] as const) {
+      if (await stat(join(out, f.path + ENCODING_EXT[e])).catch(() => undefined)) exts.push(ENCODING_EXT[e]);
+    }
+    if (exts.length) found[`/${f.path}`] = exts;
+  }
+  return found;
 }
 
 /** The encodings a client accepts (RFC 9110 §12.5.3: q=0 refuses; `*` stands for any other), best first. */

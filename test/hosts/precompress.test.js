@@ -3,11 +3,13 @@
 // accepts the encoding: Content-Encoding, Vary, the document's own Content-Type, bytes that decompress to the file.
 import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runInNewContext } from 'node:vm';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { build, createSiteServer, validateWithSchema } from '../../dist/index.js';
-import { acceptedEncodings, isPrecompressedSibling } from '../../dist/emit/precompress.js';
+import { build, createSiteServer, runCheck, validateWithSchema } from '../../dist/index.js';
+import { acceptedEncodings, isPrecompressedSibling, largeCompressedDocuments } from '../../dist/emit/precompress.js';
+import { fillTemplate } from '../../dist/hosts/template.js';
 import { buildReportJson } from '../../dist/report/json.js';
 import { makeCorpus } from '../helpers/corpus.js';
 import { freePort, httpGet } from '../helpers/http.js';
@@ -30,7 +32,7 @@ async function setup() {
     out,
     zipExport: false,
     validation: { structure: false, xsd: false, rules: false },
-    hosts: ['nginx', 'apache'],
+    hosts: ['nginx', 'apache', 's3-cloudfront'],
     deploy: { listen: `127.0.0.1:${port}`, serverName: 'localhost', nginxBrotli: Boolean(NGINX_BROTLI) },
   };
   writeFileSync(join(dir, 'po-node.config.json'), JSON.stringify(cfg));
@@ -98,6 +100,11 @@ P('config: precompress false writes none; hosts that compress on their own get n
   assert.not.ok(
     walk(o2).some((f) => /\.(gz|br)$/.test(f)),
     'GitHub Pages and Netlify compress themselves',
+  );
+  const { out: o4 } = await buildExample({ hosts: ['s3-cloudfront'] });
+  assert.not.ok(
+    walk(o4).some((f) => /\.(gz|br)$/.test(f)),
+    'with CloudFront: only documents above 10,000,000 bytes',
   );
   const { out: o3 } = await buildExample({ precompress: { encodings: ['gzip'], minBytes: 0 } });
   const s3 = walk(o3).filter((f) => /\.(gz|br)$/.test(f));
@@ -169,6 +176,10 @@ else
     try {
       const problems = await checkEncodings((u, h) => httpGet(c.port, u, h), c, NGINX_BROTLI ? ['gzip', 'br'] : ['gzip']);
       assert.equal(problems, [], problems.join('\n'));
+      // check says that the lists come back compressed.
+      const r = await runCheck(`http://127.0.0.1:${c.port}`, { paths: 'default', pageSize: 100, retries: 0, timeoutS: 10 });
+      const enc = NGINX_BROTLI ? 'br' : 'gzip';
+      assert.ok(r.notes.includes(`/resource/processes: answered compressed (Content-Encoding: ${enc})`), r.notes.join('\n'));
     } finally {
       await server.stop();
     }
@@ -215,6 +226,30 @@ P('serve: the siblings by Accept-Encoding, HEAD, Range and an ETag per represent
   } finally {
     await srv.close();
   }
+});
+
+P('CloudFront Function: the copy of a document above the limit the viewer accepts; others untouched', async () => {
+  const c = await setup();
+  const paths = ['resource/processes/index.xml', 'v1/epds/index.json', 'nodeinfo/index.xml'];
+  const files = paths.map((path) => ({ path, contentType: '', source: { text: '' } }));
+  // The limit is 10,000,000 bytes; 100,000 stands in for it on this corpus (the lists are larger, nodeinfo is not).
+  const large = await largeCompressedDocuments(c.out, files, 100_000);
+  assert.equal(large, { '/resource/processes/index.xml': ['.br', '.gz'], '/v1/epds/index.json': ['.br', '.gz'] });
+  const code = fillTemplate('hosts/cloudfront-function.js', { LAST_PAGES: '{}', PRECOMPRESSED: JSON.stringify(large) });
+  const handler = runInNewContext(`${code}\nhandler`, {});
+  const uri = (url, ae) => {
+    const headers = ae === undefined ? {} : { 'accept-encoding': { value: ae } };
+    return handler({ request: { method: 'GET', uri: url, querystring: {}, headers } }).uri;
+  };
+  assert.is(uri('/resource/processes'), '/resource/processes/index.xml');
+  assert.is(uri('/resource/processes', 'gzip, deflate, br'), '/resource/processes/index.xml.br');
+  assert.is(uri('/resource/processes/', 'gzip'), '/resource/processes/index.xml.gz');
+  assert.is(uri('/v1/epds', 'br;q=0, gzip;q=0.5'), '/v1/epds/index.json.gz');
+  assert.is(uri('/v1/epds', 'gzip;q=0'), '/v1/epds/index.json');
+  assert.is(uri('/nodeinfo', 'gzip, br'), '/nodeinfo/index.xml');
+  // The emitted function (the real limit): nothing on this corpus is that large.
+  const emitted = readFileSync(join(c.deploy, 's3-cloudfront/cloudfront-function.js'), 'utf8');
+  assert.match(emitted, /^var PRECOMPRESSED = \{\};$/m);
 });
 
 P.after(cleanup);
