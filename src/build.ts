@@ -155,12 +155,15 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   };
 }
 
-/** Bytes of the files at these paths below dir. */
+/**
+ * Bytes of the files at these paths below dir, as far as they are there: a concurrent build of the same output may
+ * have swapped its own site in meanwhile (the last one wins), and the summary must not fail for that.
+ */
 async function sizeOf(dir: string, paths: readonly string[]): Promise<number> {
   let bytes = 0;
   await pool(paths, 16, async (p) => {
-    const { size } = await stat(join(dir, p));
-    bytes += size;
+    const st = await stat(join(dir, p)).catch(() => undefined);
+    bytes += st?.size ?? 0;
   });
   return bytes;
 }
