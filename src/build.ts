@@ -1,5 +1,5 @@
 import { chmodSync, existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, stat } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import type { Catalog } from './catalog/build.js';
 import type { ReferenceReport } from './catalog/references.js';
@@ -9,7 +9,8 @@ import { BuildManifest, describeTree, statInputs, type StampedFile, type StoredR
 import { healthFiles, verifyAndDescribe, type HealthDoc } from './emit/health.js';
 import { assertUniquePaths } from './emit/files.js';
 import { planSite } from './emit/plan.js';
-import { checkOutputFolder, SITE_MODES, writeSite, type WriteOptions } from './emit/write.js';
+import { compressFile, ENCODING_EXT, isPrecompressedSibling, planPrecompressed, precompressible } from './emit/precompress.js';
+import { checkOutputFolder, pool, SITE_MODES, writeSite, type WriteOptions } from './emit/write.js';
 import { removeStaleTemps, tempPrefix } from './emit/output-dir.js';
 import type { PlannedFile } from './emit/files.js';
 import { emitHosts } from './hosts/index.js';
@@ -68,6 +69,8 @@ export interface BuildResult {
   cache: CacheStats;
   /** The pre-paged lists written (files of both formats) and the bytes they add to the site. */
   paging?: { pageSizes: number[]; files: number; bytes: number };
+  /** The precompressed siblings written (`.gz`, `.br`) and the bytes they add to the site. */
+  precompressed?: { encodings: string[]; files: number; bytes: number };
 }
 
 /** Saves of the cache and manifest still running, by cache file: a build of the same output waits for them. */
@@ -157,6 +160,7 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   opts.onProgress?.({ phase: 'write', files: files.length });
   let health: HealthDoc | undefined;
   let late: readonly PlannedFile[] = [];
+  let siblings: readonly string[] = [];
   const trees: TreeRecord[] = [];
   const { removed } = await writeSite(
     files,
@@ -170,9 +174,13 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
       describe: (dir) => trees.push({ ...describeTree(dir), root: resolve(cfg.out) }),
     },
     async (dir) => {
+      // Siblings of the written documents (health, written after them, has none): docs/hosting.md#precompressed-documents.
+      const packed = await planPrecompressed(dir, files, cfg.precompress);
+      siblings = packed.map((f) => f.path);
       opts.onProgress?.({ phase: 'verify' });
       health = await verifyAndDescribe(dir, catalog, cfg, builtAt, findings, references, cache.verified);
-      return (late = healthFiles(health, cfg));
+      late = healthFiles(health, cfg);
+      return [...packed, ...late];
     },
   );
   // Hosts that refuse a site above their limits (GitHub Pages 1 GB, ...): warn now, not at the deployment.
@@ -191,7 +199,9 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
     : undefined;
   const deployDisplay = deploy.length ? toPosix(relative(cwd, cfg.deploy.out)) || '.' : undefined;
   const pages = join(cfg.out, PAGES_DIR);
-  const paged = existsSync(pages) ? measureSite(pages) : undefined;
+  // The page files alone: their siblings are counted with the others.
+  const paged = existsSync(pages) ? measureSite(pages, (rel) => !isPrecompressedSibling(`${PAGES_DIR}/${rel}`)) : undefined;
+  const packed = siblings.length ? await sizeOf(cfg.out, siblings) : undefined;
   const paging = paged ? { pageSizes: cfg.paging.pageSizes, files: paged.files, bytes: paged.bytes } : undefined;
   const stored = {
     summary,
@@ -211,6 +221,7 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   return {
     ...base,
     ...(paging ? { paging } : {}),
+    ...(packed ? { precompressed: { encodings: [...cfg.precompress.encodings], files: siblings.length, bytes: packed } } : {}),
     ...(deployDisplay ? { deployDisplay } : {}),
     ok: health!.status !== 'fail',
     written: true,
@@ -277,9 +288,34 @@ async function keep(
       rewrite.forEach((f, i) => {
         renameSync(join(tmp, String(i)), join(roots[f.tree]!, f.path));
       });
+      // Their precompressed siblings carry the build time too (index.html, the catalogue index): made again.
+      const packed = rewrite.filter((f) => f.tree === 0 && precompressible(f.path));
+      for (const f of packed) {
+        const doc = join(roots[0]!, f.path);
+        for (const e of cfg.precompress.encodings) {
+          if (!existsSync(doc + ENCODING_EXT[e])) continue;
+          const file = join(tmp, `${f.path.replaceAll('/', '_')}${ENCODING_EXT[e]}`);
+          writeFileSync(file, await compressFile(doc, e));
+          chmodSync(file, SITE_MODES.file);
+          renameSync(file, doc + ENCODING_EXT[e]);
+        }
+      }
     } finally {
       rmSync(tmp, { recursive: true, force: true });
     }
   }
   return { ...base, ok: health.status !== 'fail', written: true, status: health.status, health, durationMs: performance.now() - started };
+}
+
+/**
+ * Bytes of the files at these paths below dir, as far as they are there: a concurrent build of the same output may
+ * have swapped its own site in meanwhile (the last one wins), and the summary must not fail for that.
+ */
+async function sizeOf(dir: string, paths: readonly string[]): Promise<number> {
+  let bytes = 0;
+  await pool(paths, 16, async (p) => {
+    const st = await stat(join(dir, p)).catch(() => undefined);
+    bytes += st?.size ?? 0;
+  });
+  return bytes;
 }

@@ -178,7 +178,9 @@ export class BuildManifest {
       if (a.some((v, k) => v !== b[k])) return undefined;
       if (Math.max(b[3], b[4]) >= doc.statAt - RACY_MS) return undefined;
     }
-    const skip = doc.trees.map((_t, i) => new Set(doc.stamped.filter(([tree]) => tree === i).map(([, path]) => path)));
+    // A stamped file's precompressed siblings (.gz, .br; emit/precompress.ts) are made again with it.
+    const stampedPaths = (i: number) => doc.stamped.filter(([tree]) => tree === i).flatMap(([, p]) => [p, `${p}.gz`, `${p}.br`]);
+    const skip = doc.trees.map((_t, i) => new Set(stampedPaths(i)));
     if (!doc.trees.every((t, i) => treeIntact(t, skip[i]!))) return undefined;
     let stored: Omit<StoredResult<S, H, P>, 'findings'> & { findings: PackedFindings };
     try {

@@ -1,3 +1,4 @@
+import { ACCEPT_ENCODING } from './body.js';
 import { SAPI } from '../emit/soda4lca.js';
 import type { DatasetHeader } from '../parse/extract.js';
 import { UUID_RE } from '../parse/ilcd.js';
@@ -306,8 +307,24 @@ async function readList(ctx: Run, c: Crawled, path: string, kind: 'xml' | 'json'
       } else c.notes.push(`${name}: the host honours startIndex/pageSize`);
     }
   }
+  const first = l.pages[0]?.fetch;
+  if (first?.ok) {
+    const note = compressionNote(name, first.r);
+    if (note) c.notes.push(note);
+  }
   if (l.truncated) c.truncated.push(l.truncated);
   return l;
+}
+
+/**
+ * Whether a list came back compressed to check's Accept-Encoding (gzip, deflate, br): a large list sent plain costs
+ * every client several times its compressed size. Small answers (< 1,000 bytes) are left alone, as CloudFront does.
+ */
+function compressionNote(name: string, r: FetchResult): string | undefined {
+  const encoding = r.headers['content-encoding'];
+  if (encoding) return `${name}: answered compressed (Content-Encoding: ${encoding})`;
+  if (r.body.length < 1000) return undefined;
+  return `${name}: answered uncompressed (${r.body.length} bytes) to Accept-Encoding: ${ACCEPT_ENCODING} (docs/hosting.md: precompressed documents)`;
 }
 
 /** Every listed EPD, by UUID, at every enabled dataset path; each retrieved one validated as build does. */

@@ -8,6 +8,7 @@ interface BuildFlags {
   out?: string;
   strict?: boolean;
   zipExport?: boolean;
+  precompress?: boolean;
   clean?: boolean;
   json?: boolean;
   format: string;
@@ -30,6 +31,10 @@ export function registerBuild(program: Command, io: Io, setExit: SetExit): void 
         "only ilcdlib's converter fetches it; makes the site about 7x larger (see below)",
     )
     .option('--no-zip-export', 'no per-EPD ZIP exports (the default; overrides "zipExport": true in the config)')
+    .option(
+      '--no-precompress',
+      'no precompressed .gz/.br siblings of the lists and pages (default: written unless every --host compresses on its own)',
+    )
     .option(
       '--clean',
       'full rebuild: ignore the incremental-build cache, and replace the output folder even if po-node did not create it (its contents are deleted)',
@@ -110,6 +115,7 @@ With --host, the site is compared with the host's limits (GitHub Pages 1 GB, Clo
       if (o.cacheDir) opts.cacheDir = o.cacheDir;
       if (o.strict) opts.strict = true;
       if (o.zipExport !== undefined) opts.zipExport = o.zipExport;
+      if (o.precompress === false) opts.precompress = false;
       if (o.clean) opts.clean = true;
       if (o.host) opts.hosts = [o.host];
       if (o.deployOut) opts.deployOut = o.deployOut;
@@ -146,6 +152,7 @@ function outputLayout(): string {
     [NODEINFO_FILES.map(folder).join(', '), 'node information (soda4LCA NodeInfo XML)'],
     [Object.values(HEALTH_FILES).map(folder).join(', '), 'health, written last from a check of the written tree'],
     [`${V1_LIST}, ${EPD_DIRS.v1}/<uuid>`, ' draft v1 path set'],
+    ['<document>.gz, <document>.br', 'precompressed lists and pages of 1 KiB and more (config "precompress")'],
   ];
   return rows.map(([f, what]) => `  ${f.padEnd(29)}  ${what}`).join('\n');
 }

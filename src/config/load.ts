@@ -5,7 +5,7 @@ import { DEFAULT_ZIP_LIMITS, type ZipLimits } from '../read/zip.js';
 import { DEFAULT_SHAPE_LIMITS, type ShapeLimits } from '../parse/wellformed.js';
 import { DEFAULT_XSD_TIMEOUT_SECONDS } from '../validate/xsd.js';
 import { validateWithSchema } from '../schemas.js';
-import { parseHosts, type DeploySettings, type HostName } from './hosts.js';
+import { CLOUDFRONT_COMPRESS_MAX_BYTES, HOSTS_SERVING_PRECOMPRESSED, parseHosts, type DeploySettings, type HostName } from './hosts.js';
 
 export interface NodeInfoConfig {
   id: string;
@@ -33,6 +33,8 @@ export interface ResolvedConfig {
   zipExport: boolean;
   /** Pre-paged EPD lists (docs/hosting.md): the page sizes written, ascending. */
   paging: { pageSizes: number[] };
+  /** Precompressed siblings of the generated documents (docs/hosting.md#precompressed-documents); no encodings: none. */
+  precompress: PrecompressConfig;
   /** Validation levels 2-4 (level 1 always runs). */
   validation: ValidationConfig;
   /** Where relative paths were resolved from (config folder, else the working directory). */
@@ -41,6 +43,16 @@ export interface ResolvedConfig {
   cacheDir?: string;
   configFile?: string;
 }
+
+export type Encoding = 'gzip' | 'br';
+export const ENCODINGS: readonly Encoding[] = ['gzip', 'br'];
+export interface PrecompressConfig {
+  encodings: Encoding[];
+  /** Smaller files get none. */
+  minBytes: number;
+}
+/** Below about 1 KB the headers outweigh the saving (CloudFront, too, compresses from 1,000 bytes only). */
+export const DEFAULT_PRECOMPRESS_MIN_BYTES = 1024;
 
 export interface ValidationConfig {
   /** Level 2: the whole document is parsed and checked (false: level 1, index fields only). */
@@ -70,6 +82,8 @@ export interface ConfigOverrides {
   requireDependencies?: boolean;
   /** true: per-EPD ZIP exports (--zip-export); false: none (--no-zip-export, the default). */
   zipExport?: boolean;
+  /** false: no precompressed siblings (--no-precompress). */
+  precompress?: boolean;
   /** Folder of the incremental-build cache (--cache-dir), relative to the working directory. */
   cacheDir?: string;
 }
@@ -100,10 +114,11 @@ interface RawConfig {
     xsdTimeoutSeconds?: number;
   };
   hosts?: string[];
-  deploy?: { out?: string; siteRoot?: string; serverName?: string; listen?: string | number };
+  deploy?: { out?: string; siteRoot?: string; serverName?: string; listen?: string | number; nginxBrotli?: boolean };
   requireDependencies?: boolean;
   zipExport?: boolean;
   paging?: { pageSizes?: number[] };
+  precompress?: boolean | { encodings?: Encoding[]; minBytes?: number };
   cacheDir?: string;
   validation?: { structure?: boolean; xsd?: boolean; rules?: boolean; disabledRules?: string[] };
 }
@@ -175,6 +190,7 @@ export function loadConfig(o: ConfigOverrides = {}): ResolvedConfig {
   if (raw.node?.operator) node.operator = raw.node.operator;
   const inputs = o.inputs?.length ? o.inputs.map((p) => resolve(cwd, p)) : (raw.inputs ?? []).map((p) => resolve(baseDir, p));
   const out = o.out ? resolve(cwd, o.out) : resolve(baseDir, raw.out ?? DEFAULT_OUT);
+  const hosts = parseHosts(o.hosts?.length ? o.hosts : (raw.hosts ?? []));
   const cfg: ResolvedConfig = {
     node,
     inputs,
@@ -204,13 +220,15 @@ export function loadConfig(o: ConfigOverrides = {}): ResolvedConfig {
     requireDependencies: o.requireDependencies ?? raw.requireDependencies ?? false,
     zipExport: o.zipExport ?? raw.zipExport ?? false,
     paging: { pageSizes: [...new Set(raw.paging?.pageSizes ?? DEFAULT_PAGE_SIZES)].sort((a, b) => a - b) },
-    hosts: parseHosts(o.hosts?.length ? o.hosts : (raw.hosts ?? [])),
+    hosts,
+    precompress: precompressConfig(o.precompress ?? raw.precompress, hosts),
     // Host configs that do not belong in the published tree go to a sibling of it: <out>-deploy.
     deploy: {
       out: o.deployOut ? resolve(cwd, o.deployOut) : raw.deploy?.out ? resolve(baseDir, raw.deploy.out) : `${out}-deploy`,
       siteRoot: raw.deploy?.siteRoot ?? out,
       serverName: raw.deploy?.serverName ?? (baseUrl ? new URL(baseUrl).hostname : '_'),
       listen: String(raw.deploy?.listen ?? 80),
+      nginxBrotli: raw.deploy?.nginxBrotli ?? false,
     },
     validation: {
       structure: (o.level !== undefined ? o.level >= 2 : undefined) ?? raw.validation?.structure ?? true,
@@ -229,6 +247,21 @@ export function loadConfig(o: ConfigOverrides = {}): ResolvedConfig {
       hint: 'Set pathSets.default or pathSets.v1 to true.',
     });
   return cfg;
+}
+
+/**
+ * Siblings by default, except where no host named needs them all: GitHub Pages, Netlify and Cloudflare Pages compress
+ * on their own and would only get more files to upload; CloudFront compresses up to its limit, so with it only larger
+ * documents get siblings (docs/hosting.md#precompressed-documents).
+ */
+function precompressConfig(v: RawConfig['precompress'], hosts: readonly HostName[]): PrecompressConfig {
+  const all = hosts.length === 0 || hosts.some((h) => HOSTS_SERVING_PRECOMPRESSED.includes(h));
+  if (v === false || (v === undefined && !all && !hosts.includes('s3-cloudfront'))) {
+    return { encodings: [], minBytes: DEFAULT_PRECOMPRESS_MIN_BYTES };
+  }
+  const o = typeof v === 'object' ? v : {};
+  const minBytes = o.minBytes ?? (v === undefined && !all ? CLOUDFRONT_COMPRESS_MAX_BYTES + 1 : DEFAULT_PRECOMPRESS_MIN_BYTES);
+  return { encodings: [...new Set(o.encodings ?? ENCODINGS)], minBytes };
 }
 
 /**

@@ -33,6 +33,8 @@ export interface Upload {
   size: number;
   md5: string;
   contentType: string;
+  /** Precompressed copies of documents too large for CloudFront to compress (docs/hosting.md). */
+  contentEncoding?: LocalFile['contentEncoding'];
   cacheControl: string;
   phase: Phase;
   reason: 'new' | 'changed' | 'forced';
@@ -81,7 +83,19 @@ export function planDeploy(
     }
     const reason = !r ? 'new' : same ? 'forced' : 'changed';
     const { rel, abs, size, contentType } = f;
-    uploads.push({ rel, key: o.keyOf(rel), abs, size, md5: hash, contentType, cacheControl: o.cacheControl, phase: phaseOf(rel), reason });
+    const u: Upload = {
+      rel,
+      key: o.keyOf(rel),
+      abs,
+      size,
+      md5: hash,
+      contentType,
+      cacheControl: o.cacheControl,
+      phase: phaseOf(rel),
+      reason,
+    };
+    if (f.contentEncoding) u.contentEncoding = f.contentEncoding;
+    uploads.push(u);
   }
   const order = (u: Upload) => PHASES.indexOf(u.phase);
   uploads.sort((a, b) => order(a) - order(b) || (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));

@@ -66,6 +66,10 @@ export function formatDeployReport(r: DeployResult, c: Palette): string {
   }
   const ours = [...SITE_TOP_FOLDERS.map((f) => `${f}/`), INDEX_HTML].join(', ');
   if (r.kept) lines.push(c.dim(`  kept ${r.kept} objects outside po-node's folders (${ours})`));
+  if (r.precompressedLeftOut) {
+    const why = 'CloudFront compresses their documents itself (docs/hosting.md#precompressed-documents)';
+    lines.push(c.dim(`  left out ${r.precompressedLeftOut} precompressed .gz/.br siblings: ${why}`));
+  }
   if (r.skipped.length)
     list(
       c.yellow('not uploaded'),

@@ -25,6 +25,8 @@ export interface DeployOptions {
   concurrency?: number;
   retries?: number;
   onProgress?: (e: DeployProgress) => void;
+  /** Upload the precompressed copies of documents above this size (default 10,000,000: what CloudFront compresses). */
+  compressAbove?: number;
   /** Tests: clients other than the SDK's. */
   store?: Store;
   cdn?: Cdn;
@@ -47,8 +49,10 @@ export interface DeployResult {
   generator: string;
   files: number;
   skipped: { rel: string; reason: string }[];
+  /** Precompressed siblings not uploaded: CloudFront compresses their documents (docs/hosting.md#precompressed-documents). */
+  precompressedLeftOut?: number;
   remoteObjects: number;
-  uploads: { key: string; phase: Phase; reason: string; bytes: number; contentType: string }[];
+  uploads: { key: string; phase: Phase; reason: string; bytes: number; contentType: string; contentEncoding?: string }[];
   uploadedBytes: number;
   unchanged: number;
   deletions: string[];
@@ -94,7 +98,7 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
     ...(o.forcePathStyle ? { forcePathStyle: true } : {}),
   };
 
-  const site = await readSite(o.site);
+  const site = await readSite(o.site, o.compressAbove);
   progress({ phase: 'scan', files: site.files.length });
   const store = o.store ?? (await s3Store(target, client));
   // Hash and list at once: both are reads.
@@ -116,8 +120,16 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
     generator: `po-node ${GENERATOR_VERSION}`,
     files: site.files.length,
     skipped: site.skipped,
+    ...(site.precompressed ? { precompressedLeftOut: site.precompressed } : {}),
     remoteObjects: remote.size,
-    uploads: plan.uploads.map((u) => ({ key: u.key, phase: u.phase, reason: u.reason, bytes: u.size, contentType: u.contentType })),
+    uploads: plan.uploads.map((u) => ({
+      key: u.key,
+      phase: u.phase,
+      reason: u.reason,
+      bytes: u.size,
+      contentType: u.contentType,
+      ...(u.contentEncoding ? { contentEncoding: u.contentEncoding } : {}),
+    })),
     uploadedBytes: 0,
     unchanged: plan.unchanged,
     deletions: plan.deletions.map((d) => d.key),

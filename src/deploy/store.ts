@@ -84,6 +84,7 @@ export async function s3Store(t: Target, o: ClientOptions): Promise<Store> {
             Key: u.key,
             Body: body,
             ContentType: u.contentType,
+            ...(u.contentEncoding ? { ContentEncoding: u.contentEncoding } : {}),
             CacheControl: u.cacheControl,
             // S3 refuses a body that arrived damaged; the metadata keeps the hash where the ETag is not the MD5.
             ContentMD5: Buffer.from(u.md5, 'hex').toString('base64'),

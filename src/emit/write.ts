@@ -102,7 +102,8 @@ async function writeAndSwap(out: string, files: readonly PlannedFile[], o: Write
     await chmod(tmp, SITE_MODES.dir);
     await writeFiles(tmp, files, o.mtime, o.cache);
     const late = await finish(tmp);
-    await writeFiles(tmp, late, o.mtime);
+    // With the cache: a late file with a content key (a precompressed sibling) is linked from the previous site.
+    await writeFiles(tmp, late, o.mtime, o.cache);
     await writeFiles(
       tmp,
       [

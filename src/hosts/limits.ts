@@ -53,7 +53,8 @@ export interface SiteMeasure {
   fullestFolder?: { path: string; entries: number };
 }
 
-export function measureSite(dir: string): SiteMeasure {
+/** Files, bytes and the largest of a folder; `counts` leaves out files (by path relative to dir) from the totals. */
+export function measureSite(dir: string, counts: (rel: string) => boolean = () => true): SiteMeasure {
   const m: SiteMeasure = { files: 0, bytes: 0, artifactBytes: 1024, zipExports: 0, zipExportBytes: 0 };
   const walk = (abs: string, rel: string) => {
     const names = readdirSync(abs);
@@ -64,7 +65,7 @@ export function measureSite(dir: string): SiteMeasure {
       const st = lstatSync(p);
       m.artifactBytes += 512;
       if (st.isDirectory()) walk(p, r);
-      else {
+      else if (counts(r)) {
         m.files++;
         m.bytes += st.size;
         m.artifactBytes += Math.ceil(st.size / 512) * 512;

@@ -1,4 +1,5 @@
 import type { HostEmitter } from './types.js';
+import type { ResolvedConfig } from '../config/load.js';
 import { configPath, fillTemplate } from './template.js';
 import { PAGES_DIR, pageSizeAlternation } from '../site/routes.js';
 
@@ -14,6 +15,20 @@ export function nginxPageRules(pageSizes: readonly number[]): string {
   return rules.map((r) => `${r}\n`).join('');
 }
 
+/**
+ * brotli_static where the config says the server has the module (an unknown directive stops nginx from starting);
+ * else the line as a comment saying what it needs. No .br siblings written: nothing about brotli.
+ */
+function nginxBrotli(cfg: ResolvedConfig): string {
+  if (!cfg.precompress.encodings.includes('br')) return '';
+  if (cfg.deploy.nginxBrotli) return '    brotli_static on;\n';
+  return (
+    '    # The .br siblings need the ngx_brotli static module (Debian: libnginx-mod-http-brotli-static); with it loaded, set\n' +
+    '    # "deploy": {"nginxBrotli": true} (or uncomment the line). Without it nginx refuses the directive.\n' +
+    '    # brotli_static on;\n'
+  );
+}
+
 /** nginx: one conf.d file (map + server) outside the tree; nothing inside it. */
 export const nginx: HostEmitter = {
   name: 'nginx',
@@ -25,6 +40,7 @@ export const nginx: HostEmitter = {
       SERVER_NAME: d.serverName,
       ROOT: configPath(d.siteRoot, 'an nginx config'),
       NGINX_PAGE_RULES: nginxPageRules(cfg.paging.pageSizes),
+      NGINX_BROTLI: nginxBrotli(cfg),
     });
     return { site: [], deploy: [{ path: 'nginx/po-node.conf', contentType: 'text/plain', source: { text } }] };
   },

@@ -2,6 +2,8 @@ import type { HostEmitter } from './types.js';
 import { fillTemplate } from './template.js';
 import { PAGE_FILE_RE } from '../site/routes.js';
 import type { PlannedFile } from '../emit/files.js';
+import { largeCompressedDocuments } from '../emit/precompress.js';
+import { CLOUDFRONT_COMPRESS_MAX_BYTES } from '../config/hosts.js';
 
 /** The pre-paged lists of the plan as `{pageSize: last startIndex}`: the function routes to these files only. */
 function lastPages(site: readonly PlannedFile[]): Record<string, number> {
@@ -28,6 +30,9 @@ export const s3CloudFront: HostEmitter = {
         AccessControlAllowCredentials: false,
         OriginOverride: true,
       },
+      // The objects above CloudFront's compression limit have precompressed copies the function picks by
+      // Accept-Encoding; S3 cannot send Vary, so caches after CloudFront learn it here.
+      CustomHeadersConfig: { Quantity: 1, Items: [{ Header: 'Vary', Value: 'Accept-Encoding', Override: false }] },
     };
     return {
       site: [],
@@ -35,7 +40,18 @@ export const s3CloudFront: HostEmitter = {
         {
           path: 's3-cloudfront/cloudfront-function.js',
           contentType: 'text/javascript',
-          source: { text: fillTemplate('hosts/cloudfront-function.js', { LAST_PAGES: JSON.stringify(lastPages(site)) }) },
+          // Made when the host configs are written, after the site: the documents too large for CloudFront to
+          // compress are known by their written size.
+          source: {
+            make: async () => {
+              const large = await largeCompressedDocuments(cfg.out, site, CLOUDFRONT_COMPRESS_MAX_BYTES);
+              const text = fillTemplate('hosts/cloudfront-function.js', {
+                LAST_PAGES: JSON.stringify(lastPages(site)),
+                PRECOMPRESSED: JSON.stringify(large),
+              });
+              return Buffer.from(text);
+            },
+          },
         },
         {
           path: 's3-cloudfront/s3-upload.sh',

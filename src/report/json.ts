@@ -15,6 +15,7 @@ export function buildReportJson(r: BuildResult): string {
       status: r.status,
       summary: r.summary,
       ...(r.paging ? { paging: r.paging } : {}),
+      ...(r.precompressed ? { precompressed: r.precompressed } : {}),
       findings: r.findings,
       ...(r.health ? { health: r.health } : {}),
     },

@@ -85,6 +85,12 @@ export function formatBuildSummary(r: BuildResult, c: Palette): string {
         `Pre-paged lists (sizes ${p.pageSizes.join(', ')}): ${n(p.files, 'file')}, ${(p.bytes / 1e6).toFixed(1)} MB added (docs/hosting.md: which hosts page)`,
       );
     }
+    if (r.precompressed) {
+      const p = r.precompressed;
+      lines.push(
+        `Precompressed (${p.encodings.join(', ')}): ${n(p.files, 'file')}, ${(p.bytes / 1e6).toFixed(1)} MB added (docs/hosting.md: which hosts use them)`,
+      );
+    }
     if (r.deployDisplay)
       lines.push(`Host configs (${r.config.hosts.join(', ')}) written to ${c.bold(`${r.deployDisplay}/`)}; see docs/hosting.md`);
     if (r.health?.status === 'fail') for (const reason of r.health.reasons) lines.push(c.red(`  ${reason}`));

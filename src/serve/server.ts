@@ -14,6 +14,7 @@ import {
   LIST_URLS,
   LIST_XML_TYPE,
   listFile,
+  pageFile,
   PROCESSES,
   SITE_MARKERS,
   siteContentType,
@@ -23,6 +24,8 @@ import {
   TYPE_LIST_URL_RE,
 } from '../site/routes.js';
 import { isInside } from '../util/paths.js';
+import { ENCODINGS, type Encoding } from '../config/load.js';
+import { acceptedEncodings, ENCODING_EXT } from '../emit/precompress.js';
 
 export interface SiteServerOptions {
   /** Interface to bind (default 127.0.0.1: a preview, not a public server). */
@@ -153,6 +156,9 @@ async function handle(ctx: Ctx, req: IncomingMessage, res: ServerResponse): Prom
   if (bare === LIST_URLS.default) {
     const format = listFormat(q.get('format'));
     if (!LIST_PARAMS.some((p) => q.has(p))) return sendFile(ctx, PROCESS_LIST[format], req, res);
+    // A page the build wrote: its file and siblings (same bytes as the dynamic page, and compressed where accepted).
+    const written = prePaged(q, format);
+    if (written && (await isFile(root, written))) return sendFile(ctx, written, req, res);
     return sendPage(await ctx.list.get(), q, format, req, res);
   }
   const typeList = TYPE_LIST_URL_RE.exec(bare);
@@ -182,6 +188,15 @@ async function handle(ctx: Ctx, req: IncomingMessage, res: ServerResponse): Prom
     if (cand && isInside(root, join(root, cand)) && (await isFile(root, cand))) return sendFile(ctx, cand, req, res);
   }
   throw new HttpError(404, 'Not found');
+}
+
+/** The page file a host routes `?startIndex=S&pageSize=P` to (docs/hosting.md), when no name search asks for less. */
+function prePaged(q: URLSearchParams, format: 'xml' | 'json'): string | undefined {
+  const digits = (v: string | null) => (v !== null && /^(0|[1-9]\d{0,8})$/.test(v) ? Number(v) : undefined);
+  const size = digits(q.get('pageSize'));
+  const start = q.has('startIndex') ? digits(q.get('startIndex')) : 0;
+  if (q.get('name') || size === undefined || start === undefined) return undefined;
+  return pageFile(size, start, format);
 }
 
 /** soda4LCA: JSON when format is JSON (any case), XML when absent or XML; anything else is refused here. */
@@ -455,10 +470,18 @@ function ifRangeHolds(req: IncomingMessage, etag: string, lastModified: string):
 }
 
 async function sendFile(ctx: Ctx, rel: string, req: IncomingMessage, res: ServerResponse, type?: string): Promise<void> {
-  // Precompressed copy when the client accepts gzip, as nginx gzip_static does; the plain file when it cannot be used.
-  const wantGz = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
-  const gz = wantGz ? await openFile(ctx.root, `${rel}.gz`).catch(() => undefined) : undefined;
-  const f = gz ?? (await openFile(ctx.root, rel));
+  // A precompressed sibling in the client's preferred encoding (q=0 refuses one), as nginx gzip_static/brotli_static
+  // and the Apache rules pick it; the plain file when there is none or it cannot be read.
+  let encoding: Encoding | undefined;
+  let f: Awaited<ReturnType<typeof openFile>>;
+  for (const e of acceptedEncodings(header(req, 'accept-encoding'), ENCODINGS)) {
+    f = await openFile(ctx.root, `${rel}${ENCODING_EXT[e]}`).catch(() => undefined);
+    if (f) {
+      encoding = e;
+      break;
+    }
+  }
+  f ??= await openFile(ctx.root, rel);
   if (!f) throw new HttpError(404, 'Not found');
   const { fh, st } = f;
   let streaming = false;
@@ -485,8 +508,8 @@ async function sendFile(ctx: Ctx, rel: string, req: IncomingMessage, res: Server
     const { start, end } = range ?? { start: 0, end: size - 1 };
     const headers: Record<string, string | number> = { 'Content-Type': ctype, 'Content-Length': size === 0 ? 0 : end - start + 1 };
     if (range) headers['Content-Range'] = `bytes ${start}-${end}/${size}`;
-    // Only on the body itself: a 304, 412 or 416 carries no gzip bytes.
-    if (gz) headers['Content-Encoding'] = 'gzip';
+    // Only on the body itself: a 304, 412 or 416 carries no compressed bytes.
+    if (encoding) headers['Content-Encoding'] = encoding;
     res.writeHead(range ? 206 : 200, headers);
     if (req.method === 'HEAD' || size === 0) return void res.end();
     streaming = true;
@@ -500,6 +523,12 @@ async function sendFile(ctx: Ctx, rel: string, req: IncomingMessage, res: Server
   } finally {
     if (!streaming) await fh.close();
   }
+}
+
+/** A request header as one string (a repeated header joined, as RFC 9110 §5.3 allows for lists). */
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v.join(', ') : v;
 }
 
 function send(res: ServerResponse, req: IncomingMessage, status: number, type?: string, body = ''): void {

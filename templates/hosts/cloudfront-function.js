@@ -15,6 +15,10 @@ var LAST_PAGES = {{LAST_PAGES}};
 var DIGITS = /^(0|[1-9][0-9]*)$/;
 // A page per EPD: S3 has no folder index, so /epd/<uuid>/ names its index.html.
 var PAGE = new RegExp('^/{{EPD_PAGES}}/' + UUID + '/$');
+// Documents larger than CloudFront compresses on its own (10,000,000 bytes), with their precompressed copies uploaded
+// by po-node deploy: the copy the viewer accepts (q=0 refuses; brotli first). Smaller ones CloudFront compresses.
+var PRECOMPRESSED = {{PRECOMPRESSED}};
+var ENCODING = { '.br': 'br', '.gz': 'gzip' };
 var FIXED = {
 {{FIXED_ROUTES}}
 };
@@ -31,6 +35,30 @@ function page(q) {
   var p = Number(size);
   var s = Number(start);
   return s % p === 0 && s <= LAST_PAGES[size] ? '/{{PAGES}}/' + p + '/' + s : '';
+}
+
+// Whether an Accept-Encoding header names the encoding without q=0.
+function accepts(header, name) {
+  var parts = header && typeof header.value === 'string' ? header.value.toLowerCase().split(',') : [];
+  for (var i = 0; i < parts.length; i++) {
+    var p = parts[i].split(';');
+    if (p[0].trim() !== name) continue;
+    var q = /(^|;)\s*q\s*=\s*([0-9.]+)/.exec(p.slice(1).join(';'));
+    return !q || Number(q[2]) > 0;
+  }
+  return false;
+}
+
+function precompressed(request) {
+  var exts = PRECOMPRESSED[request.uri];
+  if (!exts) return request;
+  for (var i = 0; i < exts.length; i++) {
+    if (accepts(request.headers['accept-encoding'], ENCODING[exts[i]])) {
+      request.uri += exts[i];
+      break;
+    }
+  }
+  return request;
 }
 
 function handler(event) {
@@ -59,5 +87,5 @@ function handler(event) {
   } else if (path === '/') {
     request.uri = '/index.html';
   }
-  return request;
+  return precompressed(request);
 }

@@ -120,8 +120,8 @@ test('fresh runner: the same inputs at another path, new mtimes, the cache folde
   assert.is(r.cache.read, 0, 'no input parsed or validated again');
   assert.is(r.cache.byStat, 0, 'stat is not trusted on another machine');
   assert.is(r.cache.byContent, first.cache.read, 'every input recognised by its bytes');
-  assert.ok(r.cache.fromBlobs > 0, 'ZIP exports and EPD pages taken from the cache, not made again');
-  const made = (f) => f.endsWith('zipexport.zip') || /\/epd\/[^/]+\/index\.html$/.test(f);
+  assert.ok(r.cache.fromBlobs > 0, 'ZIP exports, EPD pages and precompressed copies taken from the cache, not made again');
+  const made = (f) => f.endsWith('zipexport.zip') || /\/epd\/[^/]+\/index\.html$/.test(f) || /\.(gz|br)$/.test(f);
   assert.is(r.cache.fromBlobs, walkFiles(join(b, 'site')).filter(made).length);
   assert.equal(tree(join(b, 'site')), tree(join(a, 'site')), 'the same site as the clean build');
   assert.equal(r.findings, first.findings);

@@ -6,7 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { main } from '../../dist/cli.js';
 import { runCheck, validateWithSchema } from '../../dist/index.js';
-import { buildExample, cleanup, REAL_EPDS } from '../helpers/index.js';
+import { buildExample, cleanup, REAL_EPDS, tree } from '../helpers/index.js';
 import { startFront } from './servers.js';
 
 const FAST = { retries: 1, backoffMs: 10, timeoutS: 5, paths: /** @type {const} */ ('both'), now: new Date('2026-01-02T04:00:00Z') };
@@ -20,7 +20,11 @@ async function node({ hook, breakSite } = {}) {
   const front = await startFront(hook);
   running.push(front);
   const { out } = await buildExample({ baseUrl: front.url });
-  if (breakSite) breakSite(out);
+  if (breakSite) {
+    breakSite(out);
+    // An edit by hand leaves the precompressed copies as built, and a host sends those: the broken site has none.
+    for (const f of Object.keys(tree(out))) if (/\.(gz|br)$/.test(f)) rmSync(join(out, f));
+  }
   await front.serve(out);
   return { front, out };
 }

@@ -220,7 +220,33 @@ D('first deploy: every API object with its Content-Type and Cache-Control, hidde
   assert.ok(pdf, 'the example has an EPD PDF');
   assert.is((await ctx.s3.get('site', pdf.key, 'HEAD')).headers['content-type'], 'application/pdf');
   assert.is((await ctx.s3.get('site', 'node/.po-node.json', 'HEAD')).status, 404, 'hidden files are not uploaded');
+  // Precompressed siblings stay home: CloudFront compresses documents of this size on its own.
+  assert.ok(r.precompressedLeftOut > 0, 'the example has siblings');
+  assert.not.ok(r.uploads.some((u) => /\.(gz|br)$/.test(u.key)));
+  assert.is((await ctx.s3.get('site', 'node/resource/processes/index.xml.gz', 'HEAD')).status, 404);
+  assert.is((await ctx.s3.get('site', 'node/resource/processes/index.xml', 'HEAD')).headers['content-encoding'], undefined);
   assert.ok(!r.uploads.some((u) => u.key.split('/').some((s) => s.startsWith('.'))));
+});
+
+D('documents above the limit: their precompressed copies with Content-Encoding and the type of the document', async () => {
+  // 10,000 bytes stands in for CloudFront's 10,000,000: the example's XML EPD list (10 kB) and catalogue are above it.
+  const r = await deploy(opts(ctx.site1, { to: 's3://site/big', compressAbove: 10_000 }));
+  assert.equal(validateWithSchema('deploy-report', r), []);
+  const copies = r.uploads.filter((u) => u.contentEncoding);
+  assert.ok(
+    copies.some((u) => u.key === 'big/resource/processes/index.xml.gz'),
+    JSON.stringify(copies.map((u) => u.key)),
+  );
+  for (const u of copies) {
+    const rel = u.key.slice('big/'.length);
+    const o = await ctx.s3.get('site', u.key);
+    assert.is(o.headers['content-encoding'], u.contentEncoding, rel);
+    assert.is(o.headers['content-type'], siteContentType(rel.replace(/\.(gz|br)$/, '')), rel);
+    assert.ok(o.body.equals(readFileSync(join(ctx.site1, rel))), `${rel}: bytes as built`);
+    assert.ok(readFileSync(join(ctx.site1, rel.replace(/\.(gz|br)$/, ''))).length > 10_000, rel);
+  }
+  assert.ok(r.precompressedLeftOut > 0, 'the smaller documents keep theirs home');
+  assert.is((await ctx.s3.get('site', 'big/resource/processes/index.xml', 'HEAD')).headers['content-encoding'], undefined);
 });
 
 D('second deploy of the unchanged site writes nothing', async () => {

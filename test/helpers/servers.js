@@ -18,33 +18,43 @@ export const APACHE_MODULES = ['/usr/lib/apache2/modules', '/usr/lib64/httpd/mod
   }
 });
 
-/** nginx with the emitted conf.d file (`<deploy>/nginx/po-node.conf`) in a minimal http block; prefix in `dir`. */
-export function startNginx(dir, deploy, port) {
+/** Debian's brotli_static module for nginx (libnginx-mod-http-brotli-static), or null. */
+export const NGINX_BROTLI = findBinary('/usr/lib/nginx/modules/ngx_http_brotli_static_module.so');
+
+/**
+ * nginx with the emitted conf.d file (`<deploy>/nginx/po-node.conf`) in a minimal http block; prefix in `dir`;
+ * `modules`: dynamic modules to load (files).
+ */
+export function startNginx(dir, deploy, port, { modules = [] } = {}) {
   const prefix = join(dir, 'nginx');
   mkdirSync(join(prefix, 'logs'), { recursive: true });
   const conf = join(prefix, 'nginx.conf');
   writeFileSync(
     conf,
-    `${IS_ROOT ? 'user nobody nogroup;\n' : ''}worker_processes 1;\ndaemon off;\npid ${prefix}/nginx.pid;\nerror_log ${prefix}/logs/error.log;\nevents { worker_connections 64; }\n` +
+    modules.map((m) => `load_module ${m};\n`).join('') +
+      `${IS_ROOT ? 'user nobody nogroup;\n' : ''}worker_processes 1;\ndaemon off;\npid ${prefix}/nginx.pid;\nerror_log ${prefix}/logs/error.log;\nevents { worker_connections 64; }\n` +
       `http {\n  access_log ${prefix}/logs/access.log;\n  client_body_temp_path ${prefix}/body;\n  proxy_temp_path ${prefix}/proxy;\n  fastcgi_temp_path ${prefix}/fastcgi;\n  uwsgi_temp_path ${prefix}/uwsgi;\n  scgi_temp_path ${prefix}/scgi;\n` +
       `  include ${deploy}/nginx/po-node.conf;\n}\n`,
   );
   return startProcess(NGINX, ['-p', prefix, '-c', conf, '-e', `${prefix}/logs/error.log`], port, join(prefix, 'logs/error.log'));
 }
 
-/** Apache httpd with the emitted vhost (`<deploy>/apache/po-node.conf`) and the site's .htaccess; ServerRoot in `dir`. */
-export function startApache(dir, deploy, port) {
+/**
+ * Apache httpd with the emitted vhost (`<deploy>/apache/po-node.conf`) and the site's .htaccess; ServerRoot in `dir`.
+ * `modules` (names) are loaded too and `server` lines go into the server config (what a distribution enables).
+ */
+export function startApache(dir, deploy, port, { modules = [], server = '' } = {}) {
   const prefix = join(dir, 'apache');
   mkdirSync(prefix, { recursive: true });
   chmodSync(prefix, 0o755);
-  const mods = ['mpm_event', 'authz_core', 'mime', 'dir', 'rewrite', 'headers'];
+  const mods = ['mpm_event', 'authz_core', 'mime', 'dir', 'rewrite', 'headers', ...modules];
   const conf = join(prefix, 'httpd.conf');
   writeFileSync(
     conf,
     `ServerRoot ${prefix}\nTypesConfig /dev/null\nDefaultRuntimeDir ${prefix}\nPidFile ${prefix}/httpd.pid\nErrorLog ${prefix}/error.log\nLogLevel warn\nMutex file:${prefix} default\n` +
       mods.map((m) => `LoadModule ${m}_module ${APACHE_MODULES}/mod_${m}.so`).join('\n') +
       `\n${IS_ROOT ? 'User www-data\nGroup www-data\n' : ''}ServerName localhost\nListen 127.0.0.1:${port}\n` +
-      `<Directory />\n  AllowOverride None\n  Require all denied\n</Directory>\nInclude ${deploy}/apache/po-node.conf\n`,
+      `${server}<Directory />\n  AllowOverride None\n  Require all denied\n</Directory>\nInclude ${deploy}/apache/po-node.conf\n`,
   );
   return startProcess(APACHE, ['-f', conf, '-DFOREGROUND'], port, join(prefix, 'error.log'));
 }

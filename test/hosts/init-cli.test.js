@@ -93,7 +93,8 @@ C('"deploy" settings reach the emitted configs; unsafe site paths are refused', 
     }),
   );
   const cfg = loadConfig({ cwd: dir, config: 'c.json' });
-  assert.equal(cfg.deploy, { out: join(dir, 'site-deploy'), siteRoot: '/srv/po-node/site', serverName: 'epd.example.org', listen: '8081' });
+  const deploy = { out: join(dir, 'site-deploy'), siteRoot: '/srv/po-node/site', serverName: 'epd.example.org', listen: '8081' };
+  assert.equal(cfg.deploy, { ...deploy, nginxBrotli: false });
   assert.is(run(['build', '--config', 'c.json', '-q'], dir).status, 0);
   assert.match(
     readFileSync(join(dir, 'site-deploy/nginx/po-node.conf'), 'utf8'),

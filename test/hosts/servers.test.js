@@ -1,7 +1,7 @@
 // Real nginx and Apache httpd with the configs `build --host nginx,apache` emits, on the built example node.
 // They run in the foreground with their own prefix, pid and logs in a temp folder, on a free 127.0.0.1 port.
 // A missing binary skips with a notice on a developer machine, and fails in CI (env CI set).
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { suite } from 'uvu';
@@ -95,11 +95,15 @@ if (!NGINX) {
 }
 // The same file dropped into the distribution's own http block (Debian nginx.conf: mime.types, gzip on, ...).
 const STOCK = '/etc/nginx/nginx.conf';
+const DEBIAN_MODULES = '/usr/share/nginx/modules';
 if (NGINX && existsSync(STOCK)) {
   Nginx('the conf.d file works inside the stock nginx.conf http block', async () => {
     const { dir, port, deploy, expectations } = await setup();
     const prefix = join(dir, 'nginx-stock');
     mkdirSync(prefix, { recursive: true });
+    // Debian's modules-enabled/*.conf load modules by paths relative to the prefix (/usr/share/nginx, whose modules/
+    // links to /usr/lib/nginx/modules): the same link here, or a module installed there (brotli) stops nginx.
+    if (existsSync(DEBIAN_MODULES)) symlinkSync(DEBIAN_MODULES, join(prefix, 'modules'));
     const stock = readFileSync(STOCK, 'utf8');
     assert.match(stock, /include \/etc\/nginx\/conf\.d\/\*\.conf;/);
     const conf = join(prefix, 'nginx.conf');

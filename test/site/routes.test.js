@@ -3,6 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createSiteServer } from '../../dist/index.js';
+import { siblingOf } from '../../dist/emit/precompress.js';
 import { BY_EXTENSION, documentContentType, PAGES_DIR, ROUTES } from '../../dist/site/routes.js';
 import { httpGet } from '../helpers/http.js';
 import { buildExample, cleanup, tree } from '../helpers/index.js';
@@ -35,7 +36,8 @@ test('ids and URLs are unique', () => {
 test('every file of a built site belongs to exactly one route, and every route has a file', () => {
   const files = Object.keys(tree(site.out));
   const used = new Set();
-  for (const f of files) {
+  // A precompressed copy (`<document>.gz`, `.br`) answers its document's URL: it belongs where the document does.
+  for (const f of files.map((x) => siblingOf(x)?.doc ?? x)) {
     if (NOT_ROUTED.some((re) => re.test(f))) continue;
     const owners = ROUTES.filter((r) => r.files.some((x) => pattern(x.file).test(f)));
     assert.is(owners.length, 1, `${f}: routes ${owners.map((r) => r.id).join(', ') || 'none'}`);

@@ -1,0 +1,134 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { constants as Z, createBrotliCompress, createGzip } from 'node:zlib';
+import { HEALTH_FILES, isDatasetPath, isDocumentPath, siteContentType } from '../site/routes.js';
+import type { Encoding, PrecompressConfig } from '../config/load.js';
+import type { PlannedFile } from './files.js';
+import { pool } from './write.js';
+
+/**
+ * Precompressed siblings (`<file>.gz`, `<file>.br`) of the generated documents, for hosts that serve them in place of
+ * the file when the client accepts the encoding (nginx gzip_static/brotli_static, Apache rewrites, `po-node serve`).
+ * docs/hosting.md#precompressed-documents says which hosts use them and why the others get none.
+ */
+export type { Encoding } from '../config/load.js';
+/** The file name suffix of each encoding, as nginx and Apache look for it. */
+export const ENCODING_EXT: Readonly<Record<Encoding, string>> = { gzip: '.gz', br: '.br' };
+/**
+ * Levels, measured on a 2,000-EPD bench corpus (docs/hosting.md): gzip 9 costs about what 6 does and is the smallest;
+ * brotli 6 is as small as 9 at a fraction of the time, 11 saves another 12% at about 60 times the time of 6.
+ */
+const GZIP_LEVEL = 9;
+const BROTLI_QUALITY = 6;
+
+/** Content types worth compressing; everything else a host serves (PDF, ZIP, images) is compressed already. */
+const COMPRESSIBLE = /^(application\/(xml|json|javascript)|text\/(html|css|javascript|plain|csv)|image\/svg\+xml)\b/;
+const HEALTH = new Set<string>(Object.values(HEALTH_FILES));
+
+/**
+ * Whether a planned file gets siblings: a generated document a host route serves with a compressible type. Never the
+ * datasets and their documents (published byte-for-byte; siblings would double the site), nor hidden host files, nor
+ * health (written after this step, from a check of the tree, and small).
+ */
+export function precompressible(path: string): boolean {
+  if (isDatasetPath(path) || isDocumentPath(path) || HEALTH.has(path)) return false;
+  if (path.split('/').some((s) => s.startsWith('.'))) return false;
+  const type = siteContentType(path);
+  return type !== undefined && COMPRESSIBLE.test(type);
+}
+
+/** A precompressed sibling po-node writes (`<document>.gz` / `.br`): its document and encoding, else undefined. */
+export function siblingOf(rel: string): { doc: string; encoding: Encoding } | undefined {
+  const m = /^(.+)\.(gz|br)$/.exec(rel);
+  if (!m || isDocumentPath(rel) || !precompressible(m[1]!)) return undefined;
+  return { doc: m[1]!, encoding: m[2] === 'gz' ? 'gzip' : 'br' };
+}
+
+export function isPrecompressedSibling(rel: string): boolean {
+  return siblingOf(rel) !== undefined;
+}
+
+/**
+ * The documents of a written site above `above` bytes that have siblings, as `{"/<path>": [".br", ".gz"]}` (brotli
+ * first): what the CloudFront Function may select by Accept-Encoding (CloudFront compresses the smaller ones itself).
+ */
+export async function largeCompressedDocuments(
+  out: string,
+  files: readonly PlannedFile[],
+  above: number,
+): Promise<Record<string, string[]>> {
+  const found: Record<string, string[]> = {};
+  for (const f of files) {
+    if (!precompressible(f.path)) continue;
+    const st = await stat(join(out, f.path)).catch(() => undefined);
+    if (!st || st.size <= above) continue;
+    const exts: string[] = [];
+    for (const e of ['br', 'gzip'] as const) {
+      if (await stat(join(out, f.path + ENCODING_EXT[e])).catch(() => undefined)) exts.push(ENCODING_EXT[e]);
+    }
+    if (exts.length) found[`/${f.path}`] = exts;
+  }
+  return found;
+}
+
+/** The encodings a client accepts (RFC 9110 §12.5.3: q=0 refuses; `*` stands for any other), best first. */
+export function acceptedEncodings(header: string | undefined, offered: readonly Encoding[]): Encoding[] {
+  if (!header) return [];
+  const q = new Map<string, number>();
+  for (const part of header.split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    if (!name) continue;
+    const qp = params.map((p) => /^\s*q\s*=\s*([01](?:\.\d{0,3})?)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
+    q.set(name.trim(), qp === undefined ? 1 : Number(qp));
+  }
+  const weight = (e: Encoding) => q.get(e) ?? (e === 'gzip' ? q.get('x-gzip') : undefined) ?? q.get('*') ?? 0;
+  // Equal weights: brotli first (smaller), as nginx and CloudFront prefer it.
+  return offered.filter((e) => weight(e) > 0).sort((a, b) => weight(b) - weight(a) || (a === 'br' ? -1 : b === 'br' ? 1 : 0));
+}
+
+/**
+ * The siblings of the written files (`dir` is the site being written): one per encoding for each precompressible file
+ * of at least minBytes. Each is keyed by its encoding, level and the SHA-256 of the file, so an incremental build links
+ * an unchanged file's sibling from the previous site instead of compressing again.
+ */
+export async function planPrecompressed(dir: string, files: readonly PlannedFile[], o: PrecompressConfig): Promise<PlannedFile[]> {
+  if (!o.encodings.length) return [];
+  const out: PlannedFile[][] = [];
+  const todo = files.filter((f) => precompressible(f.path)).map((f, i) => ({ f, i }));
+  await pool(todo, 8, async ({ f, i }) => {
+    const abs = join(dir, f.path);
+    if ((await stat(abs)).size < o.minBytes) return;
+    const sha = createHash('sha256');
+    await pipeline(createReadStream(abs), sha);
+    const digest = sha.digest('hex');
+    out[i] = o.encodings.map((e) => ({
+      path: `${f.path}${ENCODING_EXT[e]}`,
+      contentType: f.contentType,
+      key: `${e}-${e === 'gzip' ? GZIP_LEVEL : BROTLI_QUALITY}:sha256:${digest}`,
+      source: { make: () => compressFile(abs, e) },
+    }));
+  });
+  return out.flat().filter(Boolean);
+}
+
+/** The bytes of a file in one encoding, streamed (a list of 100,000 EPDs is hundreds of MB). Deterministic. */
+export async function compressFile(abs: string, e: Encoding): Promise<Uint8Array> {
+  const size = (await stat(abs)).size;
+  const z =
+    e === 'gzip'
+      ? createGzip({ level: GZIP_LEVEL })
+      : createBrotliCompress({
+          params: { [Z.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [Z.BROTLI_PARAM_MODE]: Z.BROTLI_MODE_TEXT, [Z.BROTLI_PARAM_SIZE_HINT]: size },
+        });
+  const chunks: Buffer[] = [];
+  await pipeline(createReadStream(abs), z, async (out: AsyncIterable<Buffer>) => {
+    for await (const c of out) chunks.push(c);
+  });
+  const bytes = Buffer.concat(chunks);
+  // zlib writes no name and mtime 0; the OS byte is where the zlib build differs (3 Unix, 10 Windows): fixed to Unix.
+  if (e === 'gzip') bytes[9] = 3;
+  return bytes;
+}
