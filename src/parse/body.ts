@@ -1,5 +1,7 @@
 import { refOf, type Ref } from './ref.js';
 import { NS } from './ilcd.js';
+import { fromLatin1, type ByteView } from './safety.js';
+import { checkWellFormed } from './wellformed.js';
 import { attr, child, childrenOf, decodeEntities, parseXml, XML_NS, type XNode } from './xml.js';
 
 /**
@@ -43,8 +45,6 @@ const TOKEN = new RegExp(
 const ATTR = new RegExp(`(${NAME})\\s*=\\s*(?:"([^"]*)"|'([^']*)')`, 'g');
 const XMLNS = /(?:^|\s)xmlns(?::([A-Za-z_][\w.-]*))?\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
 const BODY_START = /<(?:[A-Za-z_][\w.-]*:)?(?:exchanges|LCIAResults)[\s/>]/g;
-/** An `&` that does not start one of the five XML entities or a character reference. */
-const BAD_AMP = /&(?!(?:lt|gt|amp|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);)/;
 
 /** An open (or, for references, a passed) element. */
 interface Frame {
@@ -61,25 +61,33 @@ interface Frame {
 
 const PREFIX: Record<string, string> = { [NS.common]: 'common:', [NS.epd]: 'epd:', [NS.epd2]: 'epd2:' };
 
-/** Split a process dataset into head and scanned body; undefined when the document is not one this can read safely. */
-export function splitProcess(text: string): SplitDocument | undefined {
+/**
+ * Split a process dataset into head and scanned body; undefined when the document is not one this can read safely.
+ * The document must be well-formed (checkWellFormed): the scan reads tags, not every rule of XML. A ByteView is
+ * scanned as bytes; only the head, the spans cut out and the attribute values read are decoded.
+ */
+export function splitProcess(src: string | ByteView): SplitDocument | undefined {
+  const text = typeof src === 'string' ? src : src.text;
+  // Values of a view are latin1: decoded before their entities (a reference may stand for a non-ASCII character).
+  const value = typeof src === 'string' ? decodeEntities : (v: string) => decodeEntities(fromLatin1(v));
+  const slice = typeof src === 'string' ? (a: number, b: number) => text.slice(a, b) : (a: number, b: number) => src.decode(a, b);
   const rootAt = firstElement(text);
   if (rootAt < 0) return undefined;
   TOKEN.lastIndex = rootAt;
   const rm = TOKEN.exec(text);
   if (!rm || rm[1] || rm[4] || !rm[2]) return undefined;
   const rootQName = rm[2];
-  const rootScope = declare(new Map([['xml', XML_NS]]), rm[3] ?? '');
+  const rootScope = declare(new Map([['xml', XML_NS]]), rm[3] ?? '', value);
   if (!rootScope) return undefined;
   const rootNs = rootScope.get(prefixOf(rootQName)) ?? '';
   if (rootNs !== NS.process || localOf(rootQName) !== 'processDataSet') return undefined;
-  const rootStart = rm[0];
+  const rootStart = slice(rootAt, TOKEN.lastIndex);
   BODY_START.lastIndex = TOKEN.lastIndex;
   const bm = BODY_START.exec(text);
   if (!bm) return undefined;
   const bodyAt = bm.index;
   const end = text.lastIndexOf(`</${rootQName}`);
-  if (end < bodyAt || BAD_AMP.test(text.slice(bodyAt, end))) return undefined;
+  if (end < bodyAt) return undefined;
 
   const root: Frame = { qname: rootQName, scope: rootScope, up: undefined, pos: 1 };
   const stack: Frame[] = [root];
@@ -93,32 +101,29 @@ export function splitProcess(text: string): SplitDocument | undefined {
   let lcia: { frame?: Frame; at: number; end?: number } | undefined;
   const body: BodyFacts = { lciaResults: 0, amountModules: [] };
   let i = bodyAt;
+  const t: Token = { kind: 0, qname: '', attrsFrom: 0, attrsTo: 0, empty: false, end: 0 };
   for (;;) {
-    TOKEN.lastIndex = i;
-    const m = TOKEN.exec(text);
-    if (!m) return undefined;
-    const qname = m[2];
-    if (qname === undefined) {
-      i = TOKEN.lastIndex; // comment, CDATA or PI
-    } else if (m[1]) {
-      // End tag: must close the open element, with nothing after the slash but the name.
-      if (m[3] || m[4]) return undefined;
+    if (!readToken(text, i, t)) return undefined;
+    const qname = t.qname;
+    if (t.kind === 2) {
+      i = t.end; // comment, CDATA or PI
+    } else if (t.kind === 1) {
       const top = stack.pop()!;
-      if (lcia && lcia.frame === top) lcia = { at: lcia.at, end: TOKEN.lastIndex };
+      if (lcia && lcia.frame === top) lcia = { at: lcia.at, end: t.end };
       if (qname !== top.qname) return undefined;
       if (stack.length === 0) {
-        if (i !== end || !onlyProlog(text, TOKEN.lastIndex)) return undefined;
+        if (i !== end || !onlyProlog(text, t.end)) return undefined;
         break;
       }
       if (openExchange && stack.length === 2) {
-        exchanges.set(openExchange.id, [openExchange.at, TOKEN.lastIndex]);
+        exchanges.set(openExchange.id, [openExchange.at, t.end]);
         openExchange = undefined;
       }
-      i = TOKEN.lastIndex;
+      i = t.end;
     } else {
       const parent = stack[stack.length - 1]!;
-      const rawAttrs = m[3] ?? '';
-      const scope = rawAttrs.includes('xmlns') ? declare(parent.scope, rawAttrs, bound) : parent.scope;
+      const rawAttrs = t.attrsTo > t.attrsFrom ? text.slice(t.attrsFrom, t.attrsTo) : '';
+      const scope = rawAttrs.includes('xmlns') ? declare(parent.scope, rawAttrs, value, bound) : parent.scope;
       if (!scope) return undefined;
       const counts = (parent.counts ??= new Map<string, number>());
       const pos = (counts.get(qname) ?? 0) + 1;
@@ -144,12 +149,11 @@ export function splitProcess(text: string): SplitDocument | undefined {
         )
           role = 'amount';
       }
-      if (role === 'exchanges' && !exchangesTag && !m[4]) exchangesTag = { qname, start: m[0] };
-      if (depth === 1 && !lcia && isNamed(frame, NS.process, 'LCIAResults'))
-        lcia = m[4] ? { at: i, end: TOKEN.lastIndex } : { frame, at: i };
+      if (role === 'exchanges' && !exchangesTag && !t.empty) exchangesTag = { qname, start: slice(i, t.end) };
+      if (depth === 1 && !lcia && isNamed(frame, NS.process, 'LCIAResults')) lcia = t.empty ? { at: i, end: t.end } : { frame, at: i };
       if (role === 'result') body.lciaResults++;
       if (role === 'exchange' || role === 'amount' || rawAttrs.includes('refObjectId')) {
-        const attrs = readAttrs(rawAttrs, scope);
+        const attrs = readAttrs(rawAttrs, scope, value);
         if (!attrs) return undefined;
         if (attrs['refObjectId'] !== undefined && attrs['type'] !== undefined) {
           // Short descriptions are kept only on references to sources; those are read by a full parse.
@@ -159,14 +163,14 @@ export function splitProcess(text: string): SplitDocument | undefined {
         if (role === 'exchange') {
           const id = attrs['dataSetInternalID']?.trim();
           if (id !== undefined && !exchanges.has(id)) {
-            if (m[4]) exchanges.set(id, [i, TOKEN.lastIndex]);
+            if (t.empty) exchanges.set(id, [i, t.end]);
             else openExchange = { id, at: i };
           }
         }
         if (role === 'amount') body.amountModules.push(attrs[`{${NS.epd}}module`]?.trim());
       }
-      if (!m[4]) stack.push(frame);
-      i = TOKEN.lastIndex;
+      if (!t.empty) stack.push(frame);
+      i = t.end;
     }
     const next = text.indexOf('<', i);
     if (next < 0) return undefined;
@@ -180,19 +184,19 @@ export function splitProcess(text: string): SplitDocument | undefined {
     bodyRefs.push(ref);
   }
   return {
-    head: `${text.slice(0, bodyAt)}</${rootQName}>`,
+    head: `${slice(0, bodyAt)}</${rootQName}>`,
     refs: bodyRefs,
     body,
     lciaDocument() {
       // The body was found by a search, not by the tokenizer: it must not start inside a comment, CDATA or a PI.
       const open = (a: string, b: string) => text.lastIndexOf(a, bodyAt) > text.lastIndexOf(b, bodyAt);
       if (open('<!--', '-->') || open('<![CDATA[', ']]>') || open('<?', '?>')) return undefined;
-      return `${rootStart}${lcia?.end === undefined ? '' : text.slice(lcia.at, lcia.end)}</${rootQName}>`;
+      return `${rootStart}${lcia?.end === undefined ? '' : slice(lcia.at, lcia.end)}</${rootQName}>`;
     },
     exchangesDocument(ids) {
       const spans = ids.flatMap((id) => (exchanges.has(id) ? [exchanges.get(id)!] : []));
       if (!exchangesTag || !spans.length) return undefined;
-      return `${rootStart}${exchangesTag.start}${spans.map(([a, b]) => text.slice(a, b)).join('')}</${exchangesTag.qname}></${rootQName}>`;
+      return `${rootStart}${exchangesTag.start}${spans.map(([a, b]) => slice(a, b)).join('')}</${exchangesTag.qname}></${rootQName}>`;
     },
   };
 }
@@ -209,8 +213,10 @@ export interface IndexOnlyRead {
  * Parse the head and the reference exchange only; undefined when the document needs a full parse.
  * `checked`: the whole text passed checkWellFormed, so its parts need no second check.
  */
-export function readIndexOnly(text: string, checked = false): IndexOnlyRead | undefined {
-  const split = splitProcess(text);
+export function readIndexOnly(src: string | ByteView, checked = false): IndexOnlyRead | undefined {
+  if (!checked && !checkWellFormed(typeof src === 'string' ? src : src.text, undefined, typeof src !== 'string').ok) return undefined;
+  checked = true;
+  const split = splitProcess(src);
   if (!split) return undefined;
   const head = parseXml(split.head, { checked });
   if (!head.ok) return undefined;
@@ -266,7 +272,7 @@ function toRef(at: Frame, attrs: Record<string, string>): Ref | undefined {
 }
 
 /** Attributes by `local` (no namespace) or `{uri}local`, entities decoded; undefined on an unknown prefix or a repeat. */
-function readAttrs(raw: string, scope: Map<string, string>): Record<string, string> | undefined {
+function readAttrs(raw: string, scope: Map<string, string>, value: (v: string) => string): Record<string, string> | undefined {
   const out: Record<string, string> = {};
   ATTR.lastIndex = 0;
   for (let m = ATTR.exec(raw); m; m = ATTR.exec(raw)) {
@@ -277,7 +283,7 @@ function readAttrs(raw: string, scope: Map<string, string>): Record<string, stri
     if (p && uri === undefined) return undefined;
     const key = p ? `{${uri}}${localOf(name)}` : name;
     if (key in out) return undefined;
-    out[key] = decodeEntities(m[2] ?? m[3] ?? '');
+    out[key] = value(m[2] ?? m[3] ?? '');
   }
   return out;
 }
@@ -286,12 +292,17 @@ function readAttrs(raw: string, scope: Map<string, string>): Record<string, stri
  * The scope with the tag's namespace declarations added (a new map only when they change it); undefined when a
  * prefix is bound to a second namespace anywhere in the body (sibling positions are counted per qname).
  */
-function declare(parent: Map<string, string>, raw: string, bound?: Map<string, string>): Map<string, string> | undefined {
+function declare(
+  parent: Map<string, string>,
+  raw: string,
+  decode: (v: string) => string,
+  bound?: Map<string, string>,
+): Map<string, string> | undefined {
   let scope = parent;
   XMLNS.lastIndex = 0;
   for (let m = XMLNS.exec(raw); m; m = XMLNS.exec(raw)) {
     const p = m[1] ?? '';
-    const value = decodeEntities(m[2] ?? m[3] ?? '');
+    const value = decode(m[2] ?? m[3] ?? '');
     if (p && value === '') return undefined; // undeclaring a prefix: XML 1.1 only
     // Exports repeat the root's declarations on every epd:amount: no new scope for those.
     if (scope.get(p) === value) continue;
@@ -346,3 +357,76 @@ function localOf(q: string): string {
   const i = q.indexOf(':');
   return i < 0 ? q : q.slice(i + 1);
 }
+
+/** A markup token of a well-formed text: 0 start (or empty-element) tag, 1 end tag, 2 comment, CDATA or PI. */
+interface Token {
+  kind: 0 | 1 | 2;
+  qname: string;
+  /** The attributes of a start tag, as written (white space first). */
+  attrsFrom: number;
+  attrsTo: number;
+  empty: boolean;
+  /** Offset after the token. */
+  end: number;
+}
+
+/**
+ * The token at `lt` (a `<`), read by hand: a regex per tag cost most of the body scan. False for what this scanner
+ * does not read: a name outside [A-Za-z_][\w.-]*(:[A-Za-z_][\w.-]*)? (the caller parses the whole document).
+ */
+function readToken(text: string, lt: number, t: Token): boolean {
+  const c = text.charCodeAt(lt + 1);
+  if (c === 0x21 /* ! */ || c === 0x3f /* ? */) {
+    const close = c === 0x3f ? '?>' : text.startsWith('<!--', lt) ? '-->' : text.startsWith('<![CDATA[', lt) ? ']]>' : undefined;
+    const e = close ? text.indexOf(close, lt + 2) : -1;
+    if (e < 0) return false;
+    t.kind = 2;
+    t.end = e + close!.length;
+    return true;
+  }
+  const endTag = c === 0x2f; /* / */
+  const n0 = endTag ? lt + 2 : lt + 1;
+  if (!nameStart(text.charCodeAt(n0))) return false;
+  let p = n0 + 1;
+  for (let colon = false; ; ) {
+    const ch = text.charCodeAt(p);
+    if (nameChar(ch)) p++;
+    else if (ch === 0x3a && !colon && nameStart(text.charCodeAt(p + 1))) {
+      colon = true;
+      p += 2;
+    } else break;
+  }
+  const after = text.charCodeAt(p);
+  if (after !== 0x3e && after !== 0x2f && after !== 0x20 && after !== 0x0a && after !== 0x09 && after !== 0x0d) return false;
+  t.qname = text.slice(n0, p);
+  t.attrsFrom = p;
+  if (endTag) {
+    while (isSpace(text.charCodeAt(p))) p++;
+    if (text.charCodeAt(p) !== 0x3e) return false;
+    t.kind = 1;
+    t.attrsTo = p;
+    t.empty = false;
+    t.end = p + 1;
+    return true;
+  }
+  // To the `>` that ends the tag: quoted values may hold one.
+  for (;;) {
+    const ch = text.charCodeAt(p);
+    if (ch === 0x3e) break;
+    if (ch === 0x22 || ch === 0x27) {
+      const q = text.indexOf(ch === 0x22 ? '"' : "'", p + 1);
+      if (q < 0) return false;
+      p = q + 1;
+    } else if (ch !== ch) return false; // NaN: end of text
+    else p++;
+  }
+  t.kind = 0;
+  t.empty = text.charCodeAt(p - 1) === 0x2f;
+  t.attrsTo = t.empty ? p - 1 : p;
+  t.end = p + 1;
+  return true;
+}
+
+const nameStart = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f;
+const nameChar = (c: number) => nameStart(c) || (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2e;
+const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0d;

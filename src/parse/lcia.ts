@@ -1,6 +1,6 @@
 import { splitProcess } from './body.js';
 import { NS } from './ilcd.js';
-import { decodeXml } from './safety.js';
+import { decodeXml, viewXml } from './safety.js';
 import { texts, type LangText } from './ref.js';
 import { attr, child, childrenOf, parseXml, type XNode } from './xml.js';
 
@@ -61,9 +61,11 @@ export function extractLciaResults(root: XNode): LciaResult[] {
  * read is parsed whole. A document that does not parse has no results to show.
  */
 export function readLciaResults(bytes: Uint8Array): LciaResult[] {
-  const decoded = decodeXml(bytes);
-  if (!decoded.ok) return [];
-  const text = decoded.text;
-  const parsed = parseXml(splitProcess(text)?.lciaDocument() ?? text, { checked: true });
+  // Scanned as bytes: only the LCIAResults element is decoded.
+  const src = viewXml(bytes) ?? decodeXml(bytes);
+  if ('ok' in src && !src.ok) return [];
+  const view = 'ok' in src ? src.text : src;
+  const doc = splitProcess(view)?.lciaDocument() ?? (typeof view === 'string' ? view : view.decode());
+  const parsed = parseXml(doc, { checked: true });
   return parsed.ok ? extractLciaResults(parsed.root) : [];
 }
