@@ -1,6 +1,7 @@
 import { refOf, type Ref } from './ref.js';
 import { NS } from './ilcd.js';
 import { fromLatin1, type ByteView } from './safety.js';
+import { attributesOf, newToken, readToken } from './tokens.js';
 import { checkWellFormed } from './wellformed.js';
 import { attr, child, childrenOf, decodeEntities, parseXml, XML_NS, type XNode } from './xml.js';
 
@@ -42,8 +43,6 @@ const TOKEN = new RegExp(
   `<(?:(/)?(${NAME})((?:\\s+${NAME}\\s*=\\s*(?:"[^"<]*"|'[^'<]*'))*)\\s*(/)?>|!--[\\s\\S]*?-->|!\\[CDATA\\[[\\s\\S]*?\\]\\]>|\\?[\\s\\S]*?\\?>)`,
   'y',
 );
-const ATTR = new RegExp(`(${NAME})\\s*=\\s*(?:"([^"]*)"|'([^']*)')`, 'g');
-const XMLNS = /(?:^|\s)xmlns(?::([A-Za-z_][\w.-]*))?\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
 const BODY_START = /<(?:[A-Za-z_][\w.-]*:)?(?:exchanges|LCIAResults)[\s/>]/g;
 
 /** An open (or, for references, a passed) element. */
@@ -77,7 +76,7 @@ export function splitProcess(src: string | ByteView): SplitDocument | undefined 
   const rm = TOKEN.exec(text);
   if (!rm || rm[1] || rm[4] || !rm[2]) return undefined;
   const rootQName = rm[2];
-  const rootScope = declare(new Map([['xml', XML_NS]]), rm[3] ?? '', value);
+  const rootScope = declare(new Map([['xml', XML_NS]]), attributesOf(rm[3] ?? ''), value);
   if (!rootScope) return undefined;
   const rootNs = rootScope.get(prefixOf(rootQName)) ?? '';
   if (rootNs !== NS.process || localOf(rootQName) !== 'processDataSet') return undefined;
@@ -101,7 +100,7 @@ export function splitProcess(src: string | ByteView): SplitDocument | undefined 
   let lcia: { frame?: Frame; at: number; end?: number } | undefined;
   const body: BodyFacts = { lciaResults: 0, amountModules: [] };
   let i = bodyAt;
-  const t: Token = { kind: 0, qname: '', attrsFrom: 0, attrsTo: 0, empty: false, end: 0 };
+  const t = newToken();
   for (;;) {
     if (!readToken(text, i, t)) return undefined;
     const qname = t.qname;
@@ -123,7 +122,8 @@ export function splitProcess(src: string | ByteView): SplitDocument | undefined 
     } else {
       const parent = stack[stack.length - 1]!;
       const rawAttrs = t.attrsTo > t.attrsFrom ? text.slice(t.attrsFrom, t.attrsTo) : '';
-      const scope = rawAttrs.includes('xmlns') ? declare(parent.scope, rawAttrs, value, bound) : parent.scope;
+      let list: [string, string][] | undefined;
+      const scope = rawAttrs.includes('xmlns') ? declare(parent.scope, (list = attributesOf(rawAttrs)), value, bound) : parent.scope;
       if (!scope) return undefined;
       const counts = (parent.counts ??= new Map<string, number>());
       const pos = (counts.get(qname) ?? 0) + 1;
@@ -153,7 +153,7 @@ export function splitProcess(src: string | ByteView): SplitDocument | undefined 
       if (depth === 1 && !lcia && isNamed(frame, NS.process, 'LCIAResults')) lcia = t.empty ? { at: i, end: t.end } : { frame, at: i };
       if (role === 'result') body.lciaResults++;
       if (role === 'exchange' || role === 'amount' || rawAttrs.includes('refObjectId')) {
-        const attrs = readAttrs(rawAttrs, scope, value);
+        const attrs = readAttrs(list ?? attributesOf(rawAttrs), scope, value);
         if (!attrs) return undefined;
         if (attrs['refObjectId'] !== undefined && attrs['type'] !== undefined) {
           // Short descriptions are kept only on references to sources; those are read by a full parse.
@@ -272,21 +272,21 @@ function toRef(at: Frame, attrs: Record<string, string>): Ref | undefined {
 }
 
 /** Attributes by `local` (no namespace) or `{uri}local`, entities decoded; undefined on an unknown prefix or a repeat. */
-function readAttrs(raw: string, scope: Map<string, string>, value: (v: string) => string): Record<string, string> | undefined {
+function readAttrs(list: [string, string][], scope: Map<string, string>, value: (v: string) => string): Record<string, string> | undefined {
   const out: Record<string, string> = {};
-  ATTR.lastIndex = 0;
-  for (let m = ATTR.exec(raw); m; m = ATTR.exec(raw)) {
-    const name = m[1]!;
-    if (name === 'xmlns' || name.startsWith('xmlns:')) continue;
+  for (const [name, raw] of list) {
+    if (isXmlns(name)) continue;
     const p = prefixOf(name);
     const uri = p ? scope.get(p) : undefined;
     if (p && uri === undefined) return undefined;
     const key = p ? `{${uri}}${localOf(name)}` : name;
     if (key in out) return undefined;
-    out[key] = value(m[2] ?? m[3] ?? '');
+    out[key] = value(raw);
   }
   return out;
 }
+
+const isXmlns = (name: string) => name === 'xmlns' || name.startsWith('xmlns:');
 
 /**
  * The scope with the tag's namespace declarations added (a new map only when they change it); undefined when a
@@ -294,15 +294,16 @@ function readAttrs(raw: string, scope: Map<string, string>, value: (v: string) =
  */
 function declare(
   parent: Map<string, string>,
-  raw: string,
+  list: [string, string][],
   decode: (v: string) => string,
   bound?: Map<string, string>,
 ): Map<string, string> | undefined {
   let scope = parent;
-  XMLNS.lastIndex = 0;
-  for (let m = XMLNS.exec(raw); m; m = XMLNS.exec(raw)) {
-    const p = m[1] ?? '';
-    const value = decode(m[2] ?? m[3] ?? '');
+  for (let k = 0; k < list.length; k++) {
+    const [name, raw] = list[k]!;
+    if (!isXmlns(name)) continue;
+    const p = name === 'xmlns' ? '' : name.slice(6);
+    const value = decode(raw);
     if (p && value === '') return undefined; // undeclaring a prefix: XML 1.1 only
     // Exports repeat the root's declarations on every epd:amount: no new scope for those.
     if (scope.get(p) === value) continue;
@@ -316,7 +317,7 @@ function declare(
       let derived = DERIVED.get(parent);
       if (!derived) DERIVED.set(parent, (derived = new Map<string, Map<string, string>>()));
       const known = derived.get(key);
-      if (known && !raw.slice(XMLNS.lastIndex).includes('xmlns')) return known;
+      if (known && !list.slice(k + 1).some(([n]) => isXmlns(n))) return known;
       scope = new Map(parent);
       scope.set(p, value);
       if (!known) derived.set(key, scope);
@@ -357,76 +358,3 @@ function localOf(q: string): string {
   const i = q.indexOf(':');
   return i < 0 ? q : q.slice(i + 1);
 }
-
-/** A markup token of a well-formed text: 0 start (or empty-element) tag, 1 end tag, 2 comment, CDATA or PI. */
-interface Token {
-  kind: 0 | 1 | 2;
-  qname: string;
-  /** The attributes of a start tag, as written (white space first). */
-  attrsFrom: number;
-  attrsTo: number;
-  empty: boolean;
-  /** Offset after the token. */
-  end: number;
-}
-
-/**
- * The token at `lt` (a `<`), read by hand: a regex per tag cost most of the body scan. False for what this scanner
- * does not read: a name outside [A-Za-z_][\w.-]*(:[A-Za-z_][\w.-]*)? (the caller parses the whole document).
- */
-function readToken(text: string, lt: number, t: Token): boolean {
-  const c = text.charCodeAt(lt + 1);
-  if (c === 0x21 /* ! */ || c === 0x3f /* ? */) {
-    const close = c === 0x3f ? '?>' : text.startsWith('<!--', lt) ? '-->' : text.startsWith('<![CDATA[', lt) ? ']]>' : undefined;
-    const e = close ? text.indexOf(close, lt + 2) : -1;
-    if (e < 0) return false;
-    t.kind = 2;
-    t.end = e + close!.length;
-    return true;
-  }
-  const endTag = c === 0x2f; /* / */
-  const n0 = endTag ? lt + 2 : lt + 1;
-  if (!nameStart(text.charCodeAt(n0))) return false;
-  let p = n0 + 1;
-  for (let colon = false; ; ) {
-    const ch = text.charCodeAt(p);
-    if (nameChar(ch)) p++;
-    else if (ch === 0x3a && !colon && nameStart(text.charCodeAt(p + 1))) {
-      colon = true;
-      p += 2;
-    } else break;
-  }
-  const after = text.charCodeAt(p);
-  if (after !== 0x3e && after !== 0x2f && after !== 0x20 && after !== 0x0a && after !== 0x09 && after !== 0x0d) return false;
-  t.qname = text.slice(n0, p);
-  t.attrsFrom = p;
-  if (endTag) {
-    while (isSpace(text.charCodeAt(p))) p++;
-    if (text.charCodeAt(p) !== 0x3e) return false;
-    t.kind = 1;
-    t.attrsTo = p;
-    t.empty = false;
-    t.end = p + 1;
-    return true;
-  }
-  // To the `>` that ends the tag: quoted values may hold one.
-  for (;;) {
-    const ch = text.charCodeAt(p);
-    if (ch === 0x3e) break;
-    if (ch === 0x22 || ch === 0x27) {
-      const q = text.indexOf(ch === 0x22 ? '"' : "'", p + 1);
-      if (q < 0) return false;
-      p = q + 1;
-    } else if (ch !== ch) return false; // NaN: end of text
-    else p++;
-  }
-  t.kind = 0;
-  t.empty = text.charCodeAt(p - 1) === 0x2f;
-  t.attrsTo = t.empty ? p - 1 : p;
-  t.end = p + 1;
-  return true;
-}
-
-const nameStart = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f;
-const nameChar = (c: number) => nameStart(c) || (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2e;
-const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0d;
