@@ -123,8 +123,16 @@ export function splitProcess(src: string | ByteView): SplitDocument | undefined 
       const parent = stack[stack.length - 1]!;
       const rawAttrs = t.attrsTo > t.attrsFrom ? text.slice(t.attrsFrom, t.attrsTo) : '';
       let list: [string, string][] | undefined;
-      const scope = rawAttrs.includes('xmlns') ? declare(parent.scope, (list = attributesOf(rawAttrs)), value, bound) : parent.scope;
-      if (!scope) return undefined;
+      let scope = parent.scope;
+      if (rawAttrs.includes('xmlns')) {
+        // Exports repeat the same declarations on every epd:amount: each distinct tag is worked out once per scope.
+        let known = SCOPES.get(parent.scope);
+        if (!known) SCOPES.set(parent.scope, (known = new Map()));
+        let s = known.get(rawAttrs);
+        if (s === undefined) known.set(rawAttrs, (s = declare(parent.scope, (list = attributesOf(rawAttrs)), value, bound) ?? null));
+        if (!s) return undefined;
+        scope = s;
+      }
       const counts = (parent.counts ??= new Map<string, number>());
       const pos = (counts.get(qname) ?? 0) + 1;
       counts.set(qname, pos);
@@ -328,6 +336,8 @@ function declare(
   return scope;
 }
 
+/** Scopes by parent scope and attributes as written (null: not readable). */
+const SCOPES = new WeakMap<Map<string, string>, Map<string, Map<string, string> | null>>();
 const DERIVED = new WeakMap<Map<string, string>, Map<string, Map<string, string>>>();
 
 /** Offset of the root element's `<`, after the XML declaration, comments and PIs; -1 if there is none. */

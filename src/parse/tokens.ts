@@ -13,6 +13,9 @@ export interface Token {
   empty: boolean;
   /** Offset after the token. */
   end: number;
+  /** Next `"` and `'` at or after the scan (-1: none left, -2: not searched yet): each is searched for once, not per tag. */
+  dq: number;
+  sq: number;
 }
 
 /**
@@ -54,17 +57,20 @@ export function readToken(text: string, lt: number, t: Token): boolean {
     t.end = p + 1;
     return true;
   }
-  // To the `>` that ends the tag: quoted values may hold one.
-  for (;;) {
-    const ch = text.charCodeAt(p);
-    if (ch === 0x3e) break;
-    if (ch === 0x22 || ch === 0x27) {
-      const q = text.indexOf(ch === 0x22 ? '"' : "'", p + 1);
-      if (q < 0) return false;
-      p = q + 1;
-    } else if (ch !== ch)
-      return false; // NaN: end of text
-    else p++;
+  // To the `>` that ends the tag, jumping over quoted values (they may hold one) with indexOf, not char by char.
+  for (let gt = -1; ;) {
+    if (gt < p) gt = text.indexOf('>', p);
+    if (gt < 0) return false;
+    if (t.dq !== -1 && t.dq < p) t.dq = text.indexOf('"', p);
+    if (t.sq !== -1 && t.sq < p) t.sq = text.indexOf("'", p);
+    const q = Math.min(t.dq < 0 ? Infinity : t.dq, t.sq < 0 ? Infinity : t.sq);
+    if (q > gt) {
+      p = gt;
+      break;
+    }
+    const close = text.indexOf(q === t.dq ? '"' : "'", q + 1);
+    if (close < 0) return false;
+    p = close + 1;
   }
   t.kind = 0;
   t.empty = text.charCodeAt(p - 1) === 0x2f;
@@ -77,8 +83,9 @@ const nameStart = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 
 const nameChar = (c: number) => nameStart(c) || (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2e;
 const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0d;
 
+/** A token for one text: its quote positions belong to that text. */
 export function newToken(): Token {
-  return { kind: 0, qname: '', attrsFrom: 0, attrsTo: 0, empty: false, end: 0 };
+  return { kind: 0, qname: '', attrsFrom: 0, attrsTo: 0, empty: false, end: 0, dq: -2, sq: -2 };
 }
 
 /**
