@@ -127,7 +127,7 @@ export function splitProcess(src: string | ByteView): SplitDocument | undefined 
       if (rawAttrs.includes('xmlns')) {
         // Exports repeat the same declarations on every epd:amount: each distinct tag is worked out once per scope.
         let known = SCOPES.get(parent.scope);
-        if (!known) SCOPES.set(parent.scope, (known = new Map()));
+        if (!known) SCOPES.set(parent.scope, (known = new Map<string, Map<string, string> | null>()));
         let s = known.get(rawAttrs);
         if (s === undefined) known.set(rawAttrs, (s = declare(parent.scope, (list = attributesOf(rawAttrs)), value, bound) ?? null));
         if (!s) return undefined;
