@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Finding, Severity } from '../findings.js';
 import { extractDataset, type DatasetHeader } from '../parse/extract.js';
-import { decodeXml } from '../parse/safety.js';
+import { decodeXml, viewXml, type ByteView } from '../parse/safety.js';
 import { readIndexOnly } from '../parse/body.js';
 import { parseXml, position, type ParseResult } from '../parse/xml.js';
 import { checkWellFormed, DEFAULT_SHAPE_LIMITS, type ShapeLimits, type WellFormed } from '../parse/wellformed.js';
@@ -38,7 +38,10 @@ export interface ReadOptions {
 
 export interface ReadResult {
   outcome: ReadOutcome;
-  /** Decoded text and header of a parsed dataset (accepted or rejected by checks), for XSD validation. */
+  /**
+   * Decoded text and header of a parsed dataset (accepted or rejected by checks), for XSD validation. The text is
+   * decoded when first read (a getter): a build that validates plain files by path never decodes them.
+   */
   text?: string;
   header?: DatasetHeader;
 }
@@ -139,16 +142,28 @@ export function readDocument(
   const digest = createHash('sha256').update(bytes).digest('hex');
   const outcome = (o: Omit<ReadOutcome, 'digest'>): ReadOutcome => ({ ...o, digest });
   const reject = (findings: Finding[]): ReadResult => ({ outcome: outcome({ findings }) });
-  const decoded = decodeXml(bytes);
-  if (!decoded.ok) return reject([at(decoded.finding)]);
-  // Every document is checked whole, whatever the level: only well-formed XML is published.
-  const wf = checkWellFormed(decoded.text, opts.shape ?? DEFAULT_SHAPE_LIMITS);
-  if (!wf.ok) return reject([at(wellFormedFinding(wf, decoded.text))]);
+  const limits = opts.shape ?? DEFAULT_SHAPE_LIMITS;
+  // Every document is checked whole, whatever the level: only well-formed XML is published. The check runs on the
+  // bytes (viewXml) and decodes nothing; a document it cannot pass there is decoded and checked again, and that
+  // verdict is the one reported (the two agree on every document the view passes).
+  let src: string | ByteView | undefined = viewXml(bytes);
+  if (src && !checkWellFormed(src.text, limits, true).ok) src = undefined;
+  if (!src) {
+    const decoded = decodeXml(bytes);
+    if (!decoded.ok) return reject([at(decoded.finding)]);
+    const wf = checkWellFormed(decoded.text, limits);
+    if (!wf.ok) return reject([at(wellFormedFinding(wf, decoded.text))]);
+    src = decoded.text;
+  }
+  // The decoded text, made when something asks for it (a finding's position, a full parse, the XSD of a ZIP entry).
+  let text = typeof src === 'string' ? src : undefined;
+  const view = src;
+  const textOf = () => (text ??= typeof view === 'string' ? view : view.decode());
   const v = opts.validation;
   // Process datasets are read index-only (head parsed, body scanned) unless level 2 must check the whole
   // document itself (docs/performance.md).
-  const quick = (v?.xsd ?? true) || !(v?.structure ?? true) ? readIndexOnly(decoded.text, true) : undefined;
-  const parsed: ParseResult = quick ? { ok: true, root: quick.root } : parseXml(decoded.text, { checked: true });
+  const quick = (v?.xsd ?? true) || !(v?.structure ?? true) ? readIndexOnly(src, true) : undefined;
+  const parsed: ParseResult = quick ? { ok: true, root: quick.root } : parseXml(textOf(), { checked: true });
   if (!parsed.ok) {
     const where = { ...(parsed.line ? { line: parsed.line } : {}), ...(parsed.col ? { col: parsed.col } : {}) };
     return reject([at({ ...finding('xml-malformed', { case: 'parser', detail: parsed.message }), ...where })]);
@@ -172,11 +187,25 @@ export function readDocument(
   }
   // Checks see the entry name (file-name rules), findings get archive + entry.
   const findings = validateDocument(
-    { file: file.entry ?? file.path, text: decoded.text, root: parsed.root, dataset: header, ...(quick ? { body: quick.body } : {}) },
+    {
+      file: file.entry ?? file.path,
+      get text() {
+        return textOf();
+      },
+      root: parsed.root,
+      dataset: header,
+      ...(quick ? { body: quick.body } : {}),
+    },
     { rules: v?.rules ?? true, disabledRules: v?.disabledRules ?? [], ...(opts.now ? { now: opts.now } : {}) },
   ).map((f) => ({ ...f, ...findingAt(file) }));
-  if (findings.some((f) => f.severity === 'error')) return { outcome: outcome({ findings }), text: decoded.text, header };
-  return { outcome: outcome({ findings, header, sha256: digest }), text: decoded.text, header };
+  const ok = !findings.some((f) => f.severity === 'error');
+  return {
+    outcome: outcome(ok ? { findings, header, sha256: digest } : { findings }),
+    get text() {
+      return textOf();
+    },
+    header,
+  };
 }
 
 function wellFormedFinding(wf: Extract<WellFormed, { ok: false }>, text: string): Omit<Finding, 'file'> {

@@ -1,5 +1,8 @@
 import { refOf, type Ref } from './ref.js';
 import { NS } from './ilcd.js';
+import { fromLatin1, type ByteView } from './safety.js';
+import { attributesOf, newToken, readToken } from './tokens.js';
+import { checkWellFormed } from './wellformed.js';
 import { attr, child, childrenOf, decodeEntities, parseXml, XML_NS, type XNode } from './xml.js';
 
 /**
@@ -40,11 +43,7 @@ const TOKEN = new RegExp(
   `<(?:(/)?(${NAME})((?:\\s+${NAME}\\s*=\\s*(?:"[^"<]*"|'[^'<]*'))*)\\s*(/)?>|!--[\\s\\S]*?-->|!\\[CDATA\\[[\\s\\S]*?\\]\\]>|\\?[\\s\\S]*?\\?>)`,
   'y',
 );
-const ATTR = new RegExp(`(${NAME})\\s*=\\s*(?:"([^"]*)"|'([^']*)')`, 'g');
-const XMLNS = /(?:^|\s)xmlns(?::([A-Za-z_][\w.-]*))?\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
 const BODY_START = /<(?:[A-Za-z_][\w.-]*:)?(?:exchanges|LCIAResults)[\s/>]/g;
-/** An `&` that does not start one of the five XML entities or a character reference. */
-const BAD_AMP = /&(?!(?:lt|gt|amp|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);)/;
 
 /** An open (or, for references, a passed) element. */
 interface Frame {
@@ -61,25 +60,33 @@ interface Frame {
 
 const PREFIX: Record<string, string> = { [NS.common]: 'common:', [NS.epd]: 'epd:', [NS.epd2]: 'epd2:' };
 
-/** Split a process dataset into head and scanned body; undefined when the document is not one this can read safely. */
-export function splitProcess(text: string): SplitDocument | undefined {
+/**
+ * Split a process dataset into head and scanned body; undefined when the document is not one this can read safely.
+ * The document must be well-formed (checkWellFormed): the scan reads tags, not every rule of XML. A ByteView is
+ * scanned as bytes; only the head, the spans cut out and the attribute values read are decoded.
+ */
+export function splitProcess(src: string | ByteView): SplitDocument | undefined {
+  const text = typeof src === 'string' ? src : src.text;
+  // Values of a view are latin1: decoded before their entities (a reference may stand for a non-ASCII character).
+  const value = typeof src === 'string' ? decodeEntities : (v: string) => decodeEntities(fromLatin1(v));
+  const slice = typeof src === 'string' ? (a: number, b: number) => text.slice(a, b) : (a: number, b: number) => src.decode(a, b);
   const rootAt = firstElement(text);
   if (rootAt < 0) return undefined;
   TOKEN.lastIndex = rootAt;
   const rm = TOKEN.exec(text);
   if (!rm || rm[1] || rm[4] || !rm[2]) return undefined;
   const rootQName = rm[2];
-  const rootScope = declare(new Map([['xml', XML_NS]]), rm[3] ?? '');
+  const rootScope = declare(new Map([['xml', XML_NS]]), attributesOf(rm[3] ?? ''), value);
   if (!rootScope) return undefined;
   const rootNs = rootScope.get(prefixOf(rootQName)) ?? '';
   if (rootNs !== NS.process || localOf(rootQName) !== 'processDataSet') return undefined;
-  const rootStart = rm[0];
+  const rootStart = slice(rootAt, TOKEN.lastIndex);
   BODY_START.lastIndex = TOKEN.lastIndex;
   const bm = BODY_START.exec(text);
   if (!bm) return undefined;
   const bodyAt = bm.index;
   const end = text.lastIndexOf(`</${rootQName}`);
-  if (end < bodyAt || BAD_AMP.test(text.slice(bodyAt, end))) return undefined;
+  if (end < bodyAt) return undefined;
 
   const root: Frame = { qname: rootQName, scope: rootScope, up: undefined, pos: 1 };
   const stack: Frame[] = [root];
@@ -93,33 +100,39 @@ export function splitProcess(text: string): SplitDocument | undefined {
   let lcia: { frame?: Frame; at: number; end?: number } | undefined;
   const body: BodyFacts = { lciaResults: 0, amountModules: [] };
   let i = bodyAt;
+  const t = newToken();
   for (;;) {
-    TOKEN.lastIndex = i;
-    const m = TOKEN.exec(text);
-    if (!m) return undefined;
-    const qname = m[2];
-    if (qname === undefined) {
-      i = TOKEN.lastIndex; // comment, CDATA or PI
-    } else if (m[1]) {
-      // End tag: must close the open element, with nothing after the slash but the name.
-      if (m[3] || m[4]) return undefined;
+    if (!readToken(text, i, t)) return undefined;
+    const qname = t.qname;
+    if (t.kind === 2) {
+      i = t.end; // comment, CDATA or PI
+    } else if (t.kind === 1) {
       const top = stack.pop()!;
-      if (lcia && lcia.frame === top) lcia = { at: lcia.at, end: TOKEN.lastIndex };
+      if (lcia && lcia.frame === top) lcia = { at: lcia.at, end: t.end };
       if (qname !== top.qname) return undefined;
       if (stack.length === 0) {
-        if (i !== end || !onlyProlog(text, TOKEN.lastIndex)) return undefined;
+        if (i !== end || !onlyProlog(text, t.end)) return undefined;
         break;
       }
       if (openExchange && stack.length === 2) {
-        exchanges.set(openExchange.id, [openExchange.at, TOKEN.lastIndex]);
+        exchanges.set(openExchange.id, [openExchange.at, t.end]);
         openExchange = undefined;
       }
-      i = TOKEN.lastIndex;
+      i = t.end;
     } else {
       const parent = stack[stack.length - 1]!;
-      const rawAttrs = m[3] ?? '';
-      const scope = rawAttrs.includes('xmlns') ? declare(parent.scope, rawAttrs, bound) : parent.scope;
-      if (!scope) return undefined;
+      const rawAttrs = t.attrsTo > t.attrsFrom ? text.slice(t.attrsFrom, t.attrsTo) : '';
+      let list: [string, string][] | undefined;
+      let scope = parent.scope;
+      if (rawAttrs.includes('xmlns')) {
+        // Exports repeat the same declarations on every epd:amount: each distinct tag is worked out once per scope.
+        let known = SCOPES.get(parent.scope);
+        if (!known) SCOPES.set(parent.scope, (known = new Map<string, Map<string, string> | null>()));
+        let s = known.get(rawAttrs);
+        if (s === undefined) known.set(rawAttrs, (s = declare(parent.scope, (list = attributesOf(rawAttrs)), value, bound) ?? null));
+        if (!s) return undefined;
+        scope = s;
+      }
       const counts = (parent.counts ??= new Map<string, number>());
       const pos = (counts.get(qname) ?? 0) + 1;
       counts.set(qname, pos);
@@ -144,12 +157,11 @@ export function splitProcess(text: string): SplitDocument | undefined {
         )
           role = 'amount';
       }
-      if (role === 'exchanges' && !exchangesTag && !m[4]) exchangesTag = { qname, start: m[0] };
-      if (depth === 1 && !lcia && isNamed(frame, NS.process, 'LCIAResults'))
-        lcia = m[4] ? { at: i, end: TOKEN.lastIndex } : { frame, at: i };
+      if (role === 'exchanges' && !exchangesTag && !t.empty) exchangesTag = { qname, start: slice(i, t.end) };
+      if (depth === 1 && !lcia && isNamed(frame, NS.process, 'LCIAResults')) lcia = t.empty ? { at: i, end: t.end } : { frame, at: i };
       if (role === 'result') body.lciaResults++;
       if (role === 'exchange' || role === 'amount' || rawAttrs.includes('refObjectId')) {
-        const attrs = readAttrs(rawAttrs, scope);
+        const attrs = readAttrs(list ?? attributesOf(rawAttrs), scope, value);
         if (!attrs) return undefined;
         if (attrs['refObjectId'] !== undefined && attrs['type'] !== undefined) {
           // Short descriptions are kept only on references to sources; those are read by a full parse.
@@ -159,14 +171,14 @@ export function splitProcess(text: string): SplitDocument | undefined {
         if (role === 'exchange') {
           const id = attrs['dataSetInternalID']?.trim();
           if (id !== undefined && !exchanges.has(id)) {
-            if (m[4]) exchanges.set(id, [i, TOKEN.lastIndex]);
+            if (t.empty) exchanges.set(id, [i, t.end]);
             else openExchange = { id, at: i };
           }
         }
         if (role === 'amount') body.amountModules.push(attrs[`{${NS.epd}}module`]?.trim());
       }
-      if (!m[4]) stack.push(frame);
-      i = TOKEN.lastIndex;
+      if (!t.empty) stack.push(frame);
+      i = t.end;
     }
     const next = text.indexOf('<', i);
     if (next < 0) return undefined;
@@ -180,19 +192,19 @@ export function splitProcess(text: string): SplitDocument | undefined {
     bodyRefs.push(ref);
   }
   return {
-    head: `${text.slice(0, bodyAt)}</${rootQName}>`,
+    head: `${slice(0, bodyAt)}</${rootQName}>`,
     refs: bodyRefs,
     body,
     lciaDocument() {
       // The body was found by a search, not by the tokenizer: it must not start inside a comment, CDATA or a PI.
       const open = (a: string, b: string) => text.lastIndexOf(a, bodyAt) > text.lastIndexOf(b, bodyAt);
       if (open('<!--', '-->') || open('<![CDATA[', ']]>') || open('<?', '?>')) return undefined;
-      return `${rootStart}${lcia?.end === undefined ? '' : text.slice(lcia.at, lcia.end)}</${rootQName}>`;
+      return `${rootStart}${lcia?.end === undefined ? '' : slice(lcia.at, lcia.end)}</${rootQName}>`;
     },
     exchangesDocument(ids) {
       const spans = ids.flatMap((id) => (exchanges.has(id) ? [exchanges.get(id)!] : []));
       if (!exchangesTag || !spans.length) return undefined;
-      return `${rootStart}${exchangesTag.start}${spans.map(([a, b]) => text.slice(a, b)).join('')}</${exchangesTag.qname}></${rootQName}>`;
+      return `${rootStart}${exchangesTag.start}${spans.map(([a, b]) => slice(a, b)).join('')}</${exchangesTag.qname}></${rootQName}>`;
     },
   };
 }
@@ -209,8 +221,10 @@ export interface IndexOnlyRead {
  * Parse the head and the reference exchange only; undefined when the document needs a full parse.
  * `checked`: the whole text passed checkWellFormed, so its parts need no second check.
  */
-export function readIndexOnly(text: string, checked = false): IndexOnlyRead | undefined {
-  const split = splitProcess(text);
+export function readIndexOnly(src: string | ByteView, checked = false): IndexOnlyRead | undefined {
+  if (!checked && !checkWellFormed(typeof src === 'string' ? src : src.text, undefined, typeof src !== 'string').ok) return undefined;
+  checked = true;
+  const split = splitProcess(src);
   if (!split) return undefined;
   const head = parseXml(split.head, { checked });
   if (!head.ok) return undefined;
@@ -266,32 +280,38 @@ function toRef(at: Frame, attrs: Record<string, string>): Ref | undefined {
 }
 
 /** Attributes by `local` (no namespace) or `{uri}local`, entities decoded; undefined on an unknown prefix or a repeat. */
-function readAttrs(raw: string, scope: Map<string, string>): Record<string, string> | undefined {
+function readAttrs(list: [string, string][], scope: Map<string, string>, value: (v: string) => string): Record<string, string> | undefined {
   const out: Record<string, string> = {};
-  ATTR.lastIndex = 0;
-  for (let m = ATTR.exec(raw); m; m = ATTR.exec(raw)) {
-    const name = m[1]!;
-    if (name === 'xmlns' || name.startsWith('xmlns:')) continue;
+  for (const [name, raw] of list) {
+    if (isXmlns(name)) continue;
     const p = prefixOf(name);
     const uri = p ? scope.get(p) : undefined;
     if (p && uri === undefined) return undefined;
     const key = p ? `{${uri}}${localOf(name)}` : name;
     if (key in out) return undefined;
-    out[key] = decodeEntities(m[2] ?? m[3] ?? '');
+    out[key] = value(raw);
   }
   return out;
 }
+
+const isXmlns = (name: string) => name === 'xmlns' || name.startsWith('xmlns:');
 
 /**
  * The scope with the tag's namespace declarations added (a new map only when they change it); undefined when a
  * prefix is bound to a second namespace anywhere in the body (sibling positions are counted per qname).
  */
-function declare(parent: Map<string, string>, raw: string, bound?: Map<string, string>): Map<string, string> | undefined {
+function declare(
+  parent: Map<string, string>,
+  list: [string, string][],
+  decode: (v: string) => string,
+  bound?: Map<string, string>,
+): Map<string, string> | undefined {
   let scope = parent;
-  XMLNS.lastIndex = 0;
-  for (let m = XMLNS.exec(raw); m; m = XMLNS.exec(raw)) {
-    const p = m[1] ?? '';
-    const value = decodeEntities(m[2] ?? m[3] ?? '');
+  for (let k = 0; k < list.length; k++) {
+    const [name, raw] = list[k]!;
+    if (!isXmlns(name)) continue;
+    const p = name === 'xmlns' ? '' : name.slice(6);
+    const value = decode(raw);
     if (p && value === '') return undefined; // undeclaring a prefix: XML 1.1 only
     // Exports repeat the root's declarations on every epd:amount: no new scope for those.
     if (scope.get(p) === value) continue;
@@ -305,7 +325,7 @@ function declare(parent: Map<string, string>, raw: string, bound?: Map<string, s
       let derived = DERIVED.get(parent);
       if (!derived) DERIVED.set(parent, (derived = new Map<string, Map<string, string>>()));
       const known = derived.get(key);
-      if (known && !raw.slice(XMLNS.lastIndex).includes('xmlns')) return known;
+      if (known && !list.slice(k + 1).some(([n]) => isXmlns(n))) return known;
       scope = new Map(parent);
       scope.set(p, value);
       if (!known) derived.set(key, scope);
@@ -316,6 +336,8 @@ function declare(parent: Map<string, string>, raw: string, bound?: Map<string, s
   return scope;
 }
 
+/** Scopes by parent scope and attributes as written (null: not readable). */
+const SCOPES = new WeakMap<Map<string, string>, Map<string, Map<string, string> | null>>();
 const DERIVED = new WeakMap<Map<string, string>, Map<string, Map<string, string>>>();
 
 /** Offset of the root element's `<`, after the XML declaration, comments and PIs; -1 if there is none. */

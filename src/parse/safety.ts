@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { Finding } from '../findings.js';
 import { finding } from '../messages/finding.js';
 
@@ -35,6 +36,44 @@ export function decodeXml(bytes: Uint8Array): DecodeResult {
     return fail(finding('xml-doctype', internal ? { case: 'entities' } : {}), lineOf(text, doctype));
   }
   return { ok: true, text };
+}
+
+/**
+ * The bytes of a document as a one-byte (latin1) string: each char is one byte, so markup (ASCII) reads as in the
+ * decoded text and offsets are byte offsets. The scanners run on it without decoding (0.02 ms instead of 0.2-0.7 ms
+ * per EPD); only the parts whose values are read are decoded (`decode`). Undefined when decodeXml would say
+ * anything but ok, or might (not UTF-8, a UTF-16 or white-space-only document, another declared encoding, a
+ * DOCTYPE, U+FFFE/U+FFFF): the caller then takes decodeXml's path, so findings stay the same.
+ */
+export interface ByteView {
+  /** latin1 view of the bytes after a UTF-8 BOM. */
+  text: string;
+  /** The bytes after the BOM. */
+  bytes: Buffer;
+  /** The decoded text of [from, to) (byte offsets of the view). */
+  decode(from?: number, to?: number): string;
+}
+
+export function viewXml(input: Uint8Array): ByteView | undefined {
+  const all = Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+  if (all.length < 2 || all[0] === 0 || all[1] === 0 || all[0] === 0xff || all[0] === 0xfe || !isUtf8(all)) return undefined;
+  const bytes = all[0] === 0xef && all[1] === 0xbb && all[2] === 0xbf ? all.subarray(3) : all;
+  // U+FFFE and U+FFFF, the only non-ASCII characters checkWellFormed refuses.
+  if (bytes.indexOf(NON_CHARS[0]!) >= 0 || bytes.indexOf(NON_CHARS[1]!) >= 0) return undefined;
+  const text = bytes.toString('latin1');
+  // No markup or only white space: decodeXml tells empty documents apart (Unicode white space included).
+  if (text.indexOf('<') < 0) return undefined;
+  const decl = /^\s*<\?xml\b[^>]*?\bencoding\s*=\s*["']([^"']+)["']/.exec(text);
+  if ((decl && !/^utf-?8$/i.test(decl[1]!)) || findDoctype(text) >= 0) return undefined;
+  return { text, bytes, decode: (from = 0, to = bytes.length) => bytes.toString('utf8', from, to) };
+}
+
+const NON_CHARS = [Buffer.from([0xef, 0xbf, 0xbe]), Buffer.from([0xef, 0xbf, 0xbf])];
+
+/** A string of the view as text: latin1 chars of a multi-byte sequence decoded (ASCII strings stay as they are). */
+export function fromLatin1(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  return /[^\u0000-\u007f]/.test(s) ? Buffer.from(s, 'latin1').toString('utf8') : s;
 }
 
 /** Offset of `<!DOCTYPE` in the prolog (before the root element), or -1. Comments and PIs are skipped. */

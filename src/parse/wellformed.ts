@@ -78,17 +78,22 @@ class Malformed extends Error {
   }
 }
 
-/** Whether `text` (decoded, BOM stripped) is a well-formed, namespace-well-formed XML document without a DTD. */
-export function checkWellFormed(text: string, limits: ShapeLimits = DEFAULT_SHAPE_LIMITS): WellFormed {
+/**
+ * Whether `text` (decoded, BOM stripped) is a well-formed, namespace-well-formed XML document without a DTD.
+ * `bytes`: the text is a latin1 view of UTF-8 bytes (viewXml): markup reads the same, but a name with a non-ASCII
+ * character cannot be judged, so it fails; a failure on a view means "check the decoded text", whose verdict (and
+ * offset) is the one to report.
+ */
+export function checkWellFormed(text: string, limits: ShapeLimits = DEFAULT_SHAPE_LIMITS, bytes = false): WellFormed {
   try {
-    return { ok: true, nodes: scan(text, limits) };
+    return { ok: true, nodes: scan(text, limits, bytes) };
   } catch (e) {
     if (!(e instanceof Malformed)) throw e;
     return { ok: false, ruleId: e.ruleId, message: e.message, offset: e.offset };
   }
 }
 
-function scan(text: string, limits: ShapeLimits): number {
+function scan(text: string, limits: ShapeLimits, bytes: boolean): number {
   const bad = BAD_CHAR.exec(text);
   if (bad) {
     throw new Malformed(`character U+${bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')} is not allowed in XML`, bad.index);
@@ -128,6 +133,9 @@ function scan(text: string, limits: ShapeLimits): number {
       if (end < 0) throw new Malformed('processing instruction not closed', lt);
       TAG_NAME.lastIndex = lt + 2;
       const target = TAG_NAME.exec(text)?.[0];
+      if (bytes && (!target || /[^\0-\x7f]/.test(target) || text.charCodeAt(TAG_NAME.lastIndex) >= 0x80)) {
+        throw new Malformed('non-ASCII name in a byte view', lt);
+      }
       if (!target || target.includes(':')) throw new Malformed('processing instruction without a valid target', lt);
       if (target.toLowerCase() === 'xml') throw new Malformed('XML declaration not at the start of the document', lt);
       if (TAG_NAME.lastIndex !== end && !/[ \t\r\n]/.test(text[TAG_NAME.lastIndex]!)) {
@@ -158,7 +166,7 @@ function scan(text: string, limits: ShapeLimits): number {
         throw new Malformed('markup declaration ("<!") outside a DTD', lt);
       }
     } else if (c === 0x2f /* / */) {
-      const name = nameAt(text, lt + 2, pos);
+      const name = nameAt(text, lt + 2, pos, bytes);
       if (!name) throw new Malformed('end tag without a valid name', lt);
       END_TAG_END.lastIndex = pos.end;
       if (!END_TAG_END.test(text)) throw new Malformed(`end tag </${name}> not closed by ">"`, lt);
@@ -171,10 +179,10 @@ function scan(text: string, limits: ShapeLimits): number {
       i = END_TAG_END.lastIndex;
     } else {
       if (rootDone) throw new Malformed('a second root element', lt);
-      const name = nameAt(text, lt + 1, pos);
+      const name = nameAt(text, lt + 1, pos, bytes);
       if (!name) throw new Malformed('"<" not followed by a tag name (write &lt; in text)', lt);
       const attrs = { n: 0 };
-      i = startTag(next, lt, name, pos.end, limits, bindings, declared, attrs);
+      i = startTag(next, lt, name, pos.end, limits, bindings, declared, attrs, bytes);
       nodes += 1 + attrs.n;
       if (i - lt > maxToken) {
         const what = `start tag <${name}> of ${kb(i - lt)} KB, over the ${limits.maxTokenKB} KB limit (limits.maxTokenKB)`;
@@ -204,11 +212,12 @@ function kb(chars: number): string {
 }
 
 /** The Name at `at`, or undefined; `end` is set to the offset after it. */
-function nameAt(text: string, at: number, pos: { end: number }): string | undefined {
+function nameAt(text: string, at: number, pos: { end: number }, bytes: boolean): string | undefined {
   ASCII_NAME.lastIndex = at;
   let m = ASCII_NAME.exec(text);
   let re = ASCII_NAME;
   if (!m || text.charCodeAt(ASCII_NAME.lastIndex) >= 0x80 || text.charCodeAt(at) >= 0x80) {
+    if (bytes) throw new Malformed('non-ASCII name in a byte view', at);
     TAG_NAME.lastIndex = at;
     m = TAG_NAME.exec(text);
     re = TAG_NAME;
@@ -218,13 +227,15 @@ function nameAt(text: string, at: number, pos: { end: number }): string | undefi
 }
 
 /** The attribute (` name="` or ` name='`) at `at`: [name, quote], with `pos.end` after the quote. */
-function attributeAt(text: string, at: number, pos: { end: number }): RegExpExecArray | null {
+function attributeAt(text: string, at: number, pos: { end: number }, bytes: boolean): RegExpExecArray | null {
   ASCII_ATTRIBUTE.lastIndex = at;
   const m = ASCII_ATTRIBUTE.exec(text);
   if (m) {
     pos.end = ASCII_ATTRIBUTE.lastIndex;
     return m;
   }
+  // A view: a non-ASCII name ends the attributes here and the tag fails to close (a verdict for the decoded text).
+  if (bytes) return null;
   ATTRIBUTE.lastIndex = at;
   const full = ATTRIBUTE.exec(text);
   pos.end = ATTRIBUTE.lastIndex;
@@ -241,6 +252,7 @@ function startTag(
   bindings: Map<string, string[]>,
   declared: (string[] | undefined)[],
   count: { n: number },
+  bytes: boolean,
 ): number {
   let attrs: { name: string; at: number }[] | undefined;
   let seen: Set<string> | undefined;
@@ -249,7 +261,7 @@ function startTag(
   const pos = { end: 0 };
   let p = from;
   for (;;) {
-    const m = attributeAt(text, p, pos);
+    const m = attributeAt(text, p, pos, bytes);
     if (!m) break;
     const an = m[1]!;
     const q = m[2]!;

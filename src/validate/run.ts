@@ -43,7 +43,21 @@ export function validateDocument(ctx: DocumentContext, opts: DocumentValidationO
   if ((opts.rules ?? true) && dataset.process?.typeOfDataSet === 'EPD') {
     const rules = opts.disabledRules?.length ? RULES.filter((r) => !opts.disabledRules!.includes(r.id)) : RULES;
     findings.push(
-      ...runRules({ ...ctx, body: ctx.body ?? bodyFactsOf(ctx.root), process: dataset.process, now: opts.now ?? new Date() }, rules),
+      ...runRules(
+        {
+          file,
+          // A getter: the text is decoded only when a finding needs its position (src/catalog/read.ts).
+          get text() {
+            return ctx.text;
+          },
+          root: ctx.root,
+          dataset,
+          body: ctx.body ?? bodyFactsOf(ctx.root),
+          process: dataset.process,
+          now: opts.now ?? new Date(),
+        },
+        rules,
+      ),
     );
   }
   return findings;

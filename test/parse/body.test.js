@@ -4,9 +4,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { bodyFactsOf, readIndexOnly, splitProcess } from '../../dist/parse/body.js';
 import { extractDataset } from '../../dist/parse/extract.js';
-import { decodeXml } from '../../dist/parse/safety.js';
+import { decodeXml, viewXml } from '../../dist/parse/safety.js';
 import { parseXml } from '../../dist/parse/xml.js';
-import { EXAMPLE_DATA, REAL_EPDS, success } from '../helpers/index.js';
+import { EXAMPLE_DATA, EXAMPLES, REAL_EPDS, success, walkFiles } from '../helpers/index.js';
 
 function full(text) {
   const parsed = success(parseXml(text));
@@ -15,8 +15,16 @@ function full(text) {
   return { header: r.dataset, body: bodyFactsOf(parsed.root) };
 }
 
+/** The index-only read of the build: on the bytes (a latin1 view), decoding only what it reads. */
 function quick(text) {
-  const q = readIndexOnly(text);
+  return quickOf(text, false) ?? undefined;
+}
+
+/** Index-only read of the text, or (bytes) of a latin1 view of its UTF-8 bytes; both must equal the full parse. */
+function quickOf(text, bytes) {
+  const src = bytes ? viewXml(Buffer.from(text)) : text;
+  assert.ok(src, 'the view reads the document');
+  const q = readIndexOnly(src);
   if (!q) return undefined;
   const r = extractDataset(q.root);
   assert.ok(r.ok);
@@ -108,6 +116,74 @@ test('synthetic body: comments, CDATA, positions, prefixes and entities give wha
   assert.is(q.header.references[0].uri, '../flows/a.xml?x=1&y=2');
   assert.is(q.header.links.referenceFlow.ref.uuid, '11111111-0000-4000-8000-000000000002');
   assert.is(q.header.links.referenceFlow.meanAmount, '1.5');
+});
+
+// Crafted variants of the synthetic body: each is read index-only on the text and on the bytes, and both equal the
+// full parse of the decoded text (index, references with XPaths, links, LCIA facts).
+const VARIANTS = {
+  'non-ASCII values and a character reference to one': BODY.replace('uri="../flows/a.xml?x=1&amp;y=2"', 'uri="../flows/é€😀.xml?&#233;"'),
+  'a BOM': BODY,
+  'CRLF line ends': BODY.replace(/\n/g, '\r\n'),
+  'attributes with > inside': BODY.replace('dataSetInternalID="1"', 'dataSetInternalID="1" note="a > b"'),
+  'PIs and comments between elements': BODY.replace('<meanAmount>', '<?pi x > y?><!-- c --><meanAmount>'),
+  'entities in text and attributes': BODY.replace('<meanAmount>1.5', '<meanAmount>&#x31;.5&#32;').replace(
+    'type="flow data set"',
+    'type="flow&#32;data set"',
+  ),
+  'white space inside tags': BODY.replace('<exchange dataSetInternalID="1">', '<exchange\n  dataSetInternalID = "1"\t>').replace(
+    '</exchanges>',
+    '</exchanges\n>',
+  ),
+  'a default namespace redeclared in the body': BODY.replace(
+    '<meanAmount>1.5</meanAmount>',
+    '<x:meanAmount xmlns:x="http://lca.jrc.it/ILCD/Process">1.5</x:meanAmount>',
+  ),
+};
+
+for (const [name, body] of Object.entries(VARIANTS)) {
+  test(`index-only read on text and bytes equals the full parse: ${name}`, () => {
+    const text = (name === 'a BOM' ? '\ufeff' : '') + doc(body);
+    const dec = decodeXml(Buffer.from(text));
+    assert.ok(dec.ok);
+    const f = full(dec.text);
+    for (const bytes of [false, true]) {
+      const q = quickOf(bytes ? text : dec.text, bytes);
+      assert.ok(q, `read index-only (${bytes ? 'bytes' : 'text'})`);
+      assert.equal(q.header, f.header, name);
+      assert.equal(q.body, f.body, name);
+    }
+  });
+}
+
+test('a prefixed root and non-ASCII element names: read on the bytes as the full parse, or left to it', () => {
+  const prefixed = doc(BODY.replace(/<(\/?)(exchanges|exchange|meanAmount|LCIAResults|LCIAResult)\b/g, '<$1p:$2'), {
+    root: '<processDataSet xmlns="http://lca.jrc.it/ILCD/Process" xmlns:p="http://lca.jrc.it/ILCD/Process" xmlns:common="http://lca.jrc.it/ILCD/Common" xmlns:ep="http://www.iai.kit.edu/EPD/2013">',
+  });
+  const named = doc(BODY.replace('<meanAmount>1.5</meanAmount>', '<meanAmount>1.5</meanAmount><größe/>'));
+  for (const text of [prefixed, named]) {
+    const f = full(text);
+    for (const bytes of [false, true]) {
+      const q = quickOf(text, bytes);
+      if (q) assert.equal([q.header, q.body], [f.header, f.body]);
+    }
+  }
+  assert.ok(quickOf(prefixed, true), 'prefixed names are read');
+  assert.is(quickOf(named, true), undefined, 'a non-ASCII name in the body: the full parse reads the document');
+});
+
+test('every process dataset of the examples: index-only read of the bytes equals the full parse', () => {
+  let n = 0;
+  for (const p of walkFiles(EXAMPLES).filter((f) => f.endsWith('.xml'))) {
+    const bytes = readFileSync(p);
+    const dec = decodeXml(bytes);
+    if (!dec.ok || !/<(\w+:)?processDataSet[\s>]/.test(dec.text)) continue;
+    const q = quickOf(dec.text, true);
+    assert.ok(q, p);
+    const f = full(dec.text);
+    assert.equal([q.header, q.body], [f.header, f.body], p);
+    n++;
+  }
+  assert.ok(n >= 5, `${n} processes`);
 });
 
 const fallbacks = {

@@ -4,7 +4,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { extractLciaResults, readLciaResults } from '../../dist/parse/lcia.js';
+import { extractLciaResults, readLciaResults, scanLcia } from '../../dist/parse/lcia.js';
+import { splitProcess } from '../../dist/parse/body.js';
 import { parseXml } from '../../dist/parse/xml.js';
 import { EXAMPLE_DATA, REAL_EPDS, success } from '../helpers/index.js';
 
@@ -42,6 +43,70 @@ test('no LCIAResults: no results; bytes that do not decode: none either', () => 
   const none = ibu.replace(/<LCIAResults>[\s\S]*<\/LCIAResults>/, '');
   assert.equal(quick(none), []);
   assert.equal(readLciaResults(new Uint8Array([0xff, 0xfe, 0x3c, 0])), []);
+});
+
+// The results are scanned without a tree (scanLcia); what it does not read as fast-xml-parser would, it leaves to it.
+/** The document with `re` replaced in its LCIAResults element only (the exchanges hold epd:amount elements too). */
+const inLcia = (re, to) => lciaPart((tail) => tail.replace(re, to));
+const lciaPart = (edit) => {
+  const at = ibu.indexOf('<LCIAResults');
+  return ibu.slice(0, at) + edit(ibu.slice(at));
+};
+const AMOUNT = /(<epd:amount epd:module="A5"[^>]*>)([^<]*)(<\/epd:amount>)/;
+const DESCRIPTION = /(<common:shortDescription xml:lang="en">)([^<]*)/;
+const LCIA_VARIANTS = {
+  'comment inside an amount (fast-xml-parser joins the trimmed texts)': [inLcia(AMOUNT, '$1 6<!-- x -->.5 $3'), false],
+  'CDATA inside a description': [inLcia(DESCRIPTION, '$1<![CDATA[ a < b ]]>$2'), false],
+  'an element inside an amount': [inLcia(AMOUNT, '$1$2<b/>$3'), false],
+  'entities, character references and padding': [inLcia(DESCRIPTION, '$1 &amp;&#x20AC; &lt;x&gt; $2 '), true],
+  'CRLF line ends': [ibu.replace(/\n/g, '\r\n'), true],
+  'upper-case and empty xml:lang': [
+    inLcia(DESCRIPTION, '<common:shortDescription xml:lang="DE">$2').replace(/xml:lang="en"/, 'xml:lang=""'),
+    true,
+  ],
+  'other prefixes for the same namespaces': [
+    lciaPart((t) =>
+      t
+        .replace('<LCIAResults>', '<LCIAResults xmlns:q="http://www.iai.kit.edu/EPD/2013" xmlns:c="http://lca.jrc.it/ILCD/Common">')
+        .replace(AMOUNT, '<q:amount q:module=" A5 " q:scenario="S1">$2</q:amount>')
+        .replace(DESCRIPTION, '<c:shortDescription xml:lang="en" >$2</c:shortDescription><common:shortDescription xml:lang="fr">x'),
+    ),
+    true,
+  ],
+  'an amount without a module, an empty and a self-closed amount': [
+    inLcia(AMOUNT, '<epd:amount>1</epd:amount><epd:amount epd:module="A5"></epd:amount><epd:amount epd:module="B1" epd:scenario="S"/>'),
+    true,
+  ],
+  'a second method reference and a second common:other (only the first of each counts)': [
+    inLcia(
+      /(<LCIAResult>)(\s*<referenceToLCIAMethodDataSet[\s\S]*?<\/referenceToLCIAMethodDataSet>)/,
+      '$1$2$2<common:other><epd:amount epd:module="A1">9</epd:amount></common:other>',
+    ),
+    true,
+  ],
+  'attribute values with > and entities': [
+    inLcia(/<referenceToLCIAMethodDataSet /, '<referenceToLCIAMethodDataSet note="a > b &amp; c" '),
+    true,
+  ],
+};
+
+for (const [name, variant] of Object.entries(LCIA_VARIANTS)) {
+  const [text, scanned] = /** @type {[string, boolean]} */ (variant);
+  test(`LCIA results equal a full parse: ${name}`, () => {
+    assert.is.not(text, ibu, 'the variant changes the document');
+    assert.ok(parseXml(text).ok);
+    assert.equal(quick(text), full(text));
+    const doc = splitProcess(text).lciaDocument();
+    assert.is(scanLcia(doc) !== undefined, scanned, scanned ? 'scanned' : 'left to the parser');
+  });
+}
+
+test('every process dataset of the examples: scanned LCIA results equal a full parse', () => {
+  for (const e of REAL_EPDS) {
+    const text = readFileSync(join(EXAMPLE_DATA, e.file), 'utf8');
+    const doc = splitProcess(text).lciaDocument();
+    assert.equal(scanLcia(doc), extractLciaResults(success(parseXml(doc)).root), e.uuid);
+  }
 });
 
 test.run();

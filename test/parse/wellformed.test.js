@@ -5,8 +5,10 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { decodeXml } from '../../dist/parse/safety.js';
+import { readDocument } from '../../dist/catalog/read.js';
+import { decodeXml, viewXml } from '../../dist/parse/safety.js';
 import { checkWellFormed, DEFAULT_SHAPE_LIMITS } from '../../dist/parse/wellformed.js';
+import { position } from '../../dist/parse/xml.js';
 import { cleanup, EXAMPLE_DATA, failure, success, tmp } from '../helpers/index.js';
 
 const hasXmllint = spawnSync('xmllint', ['--version'], { stdio: 'ignore' }).status === 0;
@@ -83,6 +85,54 @@ for (const [name, [text, ruleId, libxml2Verdict = 'error']] of Object.entries(BA
   });
 }
 
+// The build checks the bytes (a latin1 view, viewXml) and decodes only what it cannot judge there: its findings must
+// be those of the decoded check, on every case above and on what only the view could get wrong (non-ASCII).
+const NON_ASCII = {
+  'non-ASCII text and attribute values': '<a b="é€😀">Holzböden € 😀</a>',
+  'non-ASCII name': '<ä é="1"><ß/></ä>',
+  'non-ASCII name after ASCII': '<aä/>',
+  'middle dot starting a name (NameChar, not NameStartChar)': '<\u00b7a/>',
+  'non-ASCII attribute name after ASCII ones': '<a x="1" ü="2"/>',
+  'non-ASCII PI target': '<?pï x?><a/>',
+  'U+FFFE in text': '<a>\ufffe</a>',
+  'U+FFFF in an attribute': '<a b="\uffff"/>',
+  'character reference to a non-ASCII character': '<a b="&#233;">&#x1F600;</a>',
+  'BOM, then a declaration': '\ufeff<?xml version="1.0" encoding="utf-8"?><a/>',
+  'non-ASCII white space before the root': '\u3000<a/>',
+  'non-ASCII text after the root': '<a/>é',
+  'text of many multi-byte characters at the token limit': `<a>${'€'.repeat(1000)}</a>`,
+};
+
+test('the byte view agrees with the decoded check: verdict, rule and position of every case', () => {
+  const cases = [...Object.values(GOOD), ...Object.values(BAD).map(([t]) => t), ...Object.values(NON_ASCII)];
+  const lim = { ...DEFAULT_SHAPE_LIMITS, maxTokenKB: 1 };
+  for (const text of cases) {
+    const bytes = Buffer.from(text);
+    const dec = decodeXml(bytes);
+    const ref = dec.ok ? checkWellFormed(dec.text, lim) : undefined;
+    const view = viewXml(bytes);
+    // The view passes only what the decoded text passes.
+    if (view && checkWellFormed(view.text, lim, true).ok) assert.ok(ref?.ok, text);
+    // And the findings of a read are the decoded check's.
+    const got = readDocument(bytes, { path: 'x.xml' }, { shape: lim }).outcome.findings;
+    if (!dec.ok)
+      assert.equal(
+        got.map((f) => f.ruleId),
+        [/** @type {{ finding: { ruleId: string } }} */ (dec).finding.ruleId],
+        text,
+      );
+    else if (ref && !ref.ok) {
+      const bad = /** @type {{ ruleId: string, offset: number }} */ (ref);
+      assert.equal(got.length, 1, text);
+      assert.equal([got[0].ruleId, got[0].line, got[0].col], [bad.ruleId, ...Object.values(position(dec.text, bad.offset))], text);
+    } else
+      assert.not.ok(
+        got.some((f) => f.ruleId.startsWith('xml-')),
+        text,
+      );
+  }
+});
+
 test('every dataset of the examples passes', () => {
   let n = 0;
   const walk = (d) => {
@@ -93,6 +143,7 @@ test('every dataset of the examples passes', () => {
         const dec = decodeXml(readFileSync(p));
         if (!dec.ok) continue;
         success(checkWellFormed(dec.text), p);
+        success(checkWellFormed(viewXml(readFileSync(p)).text, undefined, true), `${p} (bytes)`);
         n++;
       }
     }
