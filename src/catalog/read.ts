@@ -70,7 +70,8 @@ export async function readChunk(
   if (!(opts.validation?.xsd ?? true)) return { outcomes, xsd };
   // A dataset already rejected by level 2/4 still goes through the XSD, so its report is complete.
   const idx = results.flatMap((r, i) => {
-    if (r.text === undefined || !r.header) return [];
+    // `in`, not a read: the text is a getter that decodes, and files xmllint validates by path never need it.
+    if (!('text' in r) || !r.header) return [];
     if (early[i] === undefined || early[i] !== schemaFor(r.header)) return [i];
     xsd[i] = xsdSeverity(r.header);
     return [];
