@@ -27,6 +27,7 @@ const BROTLI_QUALITY = 6;
 /** Content types worth compressing; everything else a host serves (PDF, ZIP, images) is compressed already. */
 const COMPRESSIBLE = /^(application\/(xml|json|javascript)|text\/(html|css|javascript|plain|csv)|image\/svg\+xml)\b/;
 const HEALTH = new Set<string>(Object.values(HEALTH_FILES));
+const EPD_PAGE = /^epd\/[^/]+\/index\.html$/;
 
 /**
  * Whether a planned file gets siblings: a generated document a host route serves with a compressible type. Never the
@@ -35,6 +36,9 @@ const HEALTH = new Set<string>(Object.values(HEALTH_FILES));
  */
 export function precompressible(path: string): boolean {
   if (isDatasetPath(path) || isDocumentPath(path) || HEALTH.has(path)) return false;
+  // Nor the page per EPD: compressing 10,000 of them twice cost more than a fifth of a 10k build (1.6-2 ms per EPD),
+  // and each is a small page a person opens now and then (servers with gzip on compress it on the fly).
+  if (EPD_PAGE.test(path)) return false;
   if (path.split('/').some((s) => s.startsWith('.'))) return false;
   const type = siteContentType(path);
   return type !== undefined && COMPRESSIBLE.test(type);

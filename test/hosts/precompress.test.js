@@ -65,7 +65,8 @@ P('siblings: lists, pages and HTML above 1 KiB, none for datasets or health; bot
     assert.ok(siblings.includes(`${f}.gz`) && siblings.includes(`${f}.br`), f);
   }
   assert.ok(siblings.includes('resource/processes/pages/100/100.xml.br'));
-  assert.ok(siblings.includes(`epd/${uuid}/index.html.gz`));
+  assert.ok(siblings.includes('index.html.gz') && siblings.includes('epd/index.json.br'), 'the catalogue and its index');
+  assert.not.ok(siblings.some((f) => /^epd\/[^/]+\/index\.html\./.test(f)), 'no copies of the pages per EPD');
   assert.not.ok(siblings.some((f) => /\/[0-9a-f-]{36}\.(gz|br)$/.test(f) || f.startsWith('healthz/') || f.startsWith('v1/healthz/')));
   // Below the threshold: none (the probe page of one entry is about 1 KB in XML; nodeinfo is smaller).
   assert.not.ok(existsSync(join(out, 'nodeinfo/index.xml.gz')));
@@ -123,7 +124,7 @@ async function buildExample(extra) {
 }
 
 /**
- * The answers of a host to the lists, a page, the catalogue and an EPD page, with and without Accept-Encoding; returns
+ * The answers of a host to the lists, a page and the catalogue, with and without Accept-Encoding; returns
  * the problems. `encodings`: those the host serves from siblings.
  */
 async function checkEncodings(get, c, encodings) {
@@ -135,7 +136,6 @@ async function checkEncodings(get, c, encodings) {
     '/resource/processes?format=json&pageSize=100&startIndex=100': 'resource/processes/pages/100/100.json',
     '/v1/epds': 'v1/epds/index.json',
     '/': 'index.html',
-    [`/epd/${c.uuid}/`]: `epd/${c.uuid}/index.html`,
   };
   const decode = { gzip: gunzipSync, br: brotliDecompressSync };
   for (const [url, rel] of Object.entries(urls)) {
