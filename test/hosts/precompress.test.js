@@ -52,7 +52,7 @@ function walk(dir, rel = '') {
 }
 
 P('siblings: lists, pages and HTML above 1 KiB, none for datasets or health; both decompress to the file', async () => {
-  const { out, file, result, uuid } = await setup();
+  const { out, file, result } = await setup();
   const all = walk(out);
   const siblings = all.filter((f) => /\.(gz|br)$/.test(f));
   for (const f of siblings) {
