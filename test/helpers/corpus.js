@@ -1,7 +1,9 @@
 // Synthetic corpora from the real example EPDs, for the benchmark and for tests that need a build with many files.
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { EXAMPLE_DATA } from './index.js';
+import { build } from '../../dist/index.js';
+import { freePort } from './http.js';
+import { EXAMPLE_DATA, tmp } from './index.js';
 
 /** Clone the real EPDs into `corpus` with fresh UUIDs, versions and names; dependent datasets copied once. */
 export function makeCorpus(corpus, count) {
@@ -34,4 +36,27 @@ export function makeCorpus(corpus, count) {
 function synthUuid(i) {
   const h = i.toString(16).padStart(12, '0');
   return `b0b0b0b0-0000-4000-8000-${h}`;
+}
+
+/**
+ * A corpus of `count` EPDs built at level 1 with the nginx, Apache and S3 + CloudFront configs on a free port, in a
+ * folder web server workers may enter: what the host tests serve. `config` and `deploy` add to the configuration.
+ */
+export async function buildHostCorpus(prefix, count, { config = {}, deploy = {} } = {}) {
+  const dir = tmp(prefix);
+  chmodSync(dir, 0o755);
+  const port = await freePort();
+  makeCorpus(join(dir, 'corpus'), count);
+  const out = join(dir, 'site');
+  const cfg = {
+    inputs: [join(dir, 'corpus')],
+    out,
+    validation: { structure: false, xsd: false, rules: false },
+    hosts: ['nginx', 'apache', 's3-cloudfront'],
+    ...config,
+    deploy: { listen: `127.0.0.1:${port}`, serverName: 'localhost', ...deploy },
+  };
+  writeFileSync(join(dir, 'po-node.config.json'), JSON.stringify(cfg));
+  const result = await build({ config: join(dir, 'po-node.config.json') });
+  return { dir, port, out, result, deploy: `${out}-deploy`, file: (p) => readFileSync(join(out, p)) };
 }

@@ -1,14 +1,14 @@
 // Pre-paged EPD lists on a 300-EPD corpus: real nginx and Apache, the CloudFront Function run in node, and `serve`
 // (which pages dynamically and must give the bytes of the page files). Odd pages fall back to the whole list.
-import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { build, createSiteServer, runCheck, validateWithSchema } from '../../dist/index.js';
 import { buildReportJson } from '../../dist/report/json.js';
-import { makeCorpus } from '../helpers/corpus.js';
-import { freePort, httpGet } from '../helpers/http.js';
+import { buildHostCorpus } from '../helpers/corpus.js';
+import { httpGet } from '../helpers/http.js';
 import { cleanup, EXAMPLE_CONFIG, EXAMPLE_DATA, tmp } from '../helpers/index.js';
 import { APACHE, APACHE_MODULES, missing, NGINX, startApache, startNginx } from '../helpers/servers.js';
 
@@ -18,24 +18,11 @@ const LIST = '/resource/processes';
 let ctx;
 async function setup() {
   if (ctx) return ctx;
-  const dir = tmp('po-node-paging-');
-  chmodSync(dir, 0o755);
-  const port = await freePort();
-  makeCorpus(join(dir, 'corpus'), N);
-  const out = join(dir, 'site');
   // Level 1 (and no ZIP exports, the default): the lists are what is tested, and the build stays fast.
-  const cfg = {
-    inputs: [join(dir, 'corpus')],
-    out,
-    validation: { structure: false, xsd: false, rules: false },
-    hosts: ['nginx', 'apache', 's3-cloudfront'],
-    deploy: { listen: `127.0.0.1:${port}`, serverName: 'localhost' },
-  };
-  writeFileSync(join(dir, 'po-node.config.json'), JSON.stringify(cfg));
-  const r = await build({ config: join(dir, 'po-node.config.json') });
+  ctx = await buildHostCorpus('po-node-paging-', N);
+  const r = ctx.result;
   assert.is(r.summary.epds, N);
   assert.ok(r.paging && r.paging.files === 18 && r.paging.bytes > 0, JSON.stringify(r.paging));
-  ctx = { dir, port, out, deploy: `${out}-deploy`, file: (p) => readFileSync(join(out, p)) };
   return ctx;
 }
 

@@ -1,7 +1,7 @@
 // Precompressed siblings (<file>.gz, <file>.br) on a 300-EPD corpus: the build writes them deterministically next to the
 // lists, pages and HTML (never next to datasets), and real nginx and Apache and `serve` answer with them when the client
 // accepts the encoding: Content-Encoding, Vary, the document's own Content-Type, bytes that decompress to the file.
-import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
@@ -11,8 +11,8 @@ import { build, createSiteServer, runCheck, validateWithSchema } from '../../dis
 import { acceptedEncodings, isPrecompressedSibling, largeCompressedDocuments } from '../../dist/emit/precompress.js';
 import { fillTemplate } from '../../dist/hosts/template.js';
 import { buildReportJson } from '../../dist/report/json.js';
-import { makeCorpus } from '../helpers/corpus.js';
-import { freePort, httpGet } from '../helpers/http.js';
+import { buildHostCorpus, makeCorpus } from '../helpers/corpus.js';
+import { httpGet } from '../helpers/http.js';
 import { cleanup, tmp } from '../helpers/index.js';
 import { APACHE, APACHE_MODULES, missing, NGINX, NGINX_BROTLI, startApache, startNginx } from '../helpers/servers.js';
 
@@ -22,24 +22,10 @@ const P = suite('hosts: precompressed .gz/.br siblings');
 let ctx;
 async function setup() {
   if (ctx) return ctx;
-  const dir = tmp('po-node-precompress-');
-  chmodSync(dir, 0o755);
-  const port = await freePort();
-  makeCorpus(join(dir, 'corpus'), N);
-  const out = join(dir, 'site');
-  const cfg = {
-    inputs: [join(dir, 'corpus')],
-    out,
-    zipExport: false,
-    validation: { structure: false, xsd: false, rules: false },
-    hosts: ['nginx', 'apache', 's3-cloudfront'],
-    deploy: { listen: `127.0.0.1:${port}`, serverName: 'localhost', nginxBrotli: Boolean(NGINX_BROTLI) },
-  };
-  writeFileSync(join(dir, 'po-node.config.json'), JSON.stringify(cfg));
-  const result = await build({ config: join(dir, 'po-node.config.json') });
-  assert.is(result.summary.epds, N);
-  const uuid = JSON.parse(readFileSync(join(out, 'resource/processes/index.json'), 'utf8')).data[0].uuid;
-  ctx = { dir, port, out, deploy: `${out}-deploy`, result, uuid, file: (p) => readFileSync(join(out, p)) };
+  const c = await buildHostCorpus('po-node-precompress-', N, { deploy: { nginxBrotli: Boolean(NGINX_BROTLI) } });
+  assert.is(c.result.summary.epds, N);
+  const uuid = JSON.parse(c.file('resource/processes/index.json').toString()).data[0].uuid;
+  ctx = { ...c, uuid };
   return ctx;
 }
 
@@ -66,7 +52,10 @@ P('siblings: lists, pages and HTML above 1 KiB, none for datasets or health; bot
   }
   assert.ok(siblings.includes('resource/processes/pages/100/100.xml.br'));
   assert.ok(siblings.includes('index.html.gz') && siblings.includes('epd/index.json.br'), 'the catalogue and its index');
-  assert.not.ok(siblings.some((f) => /^epd\/[^/]+\/index\.html\./.test(f)), 'no copies of the pages per EPD');
+  assert.not.ok(
+    siblings.some((f) => /^epd\/[^/]+\/index\.html\./.test(f)),
+    'no copies of the pages per EPD',
+  );
   assert.not.ok(siblings.some((f) => /\/[0-9a-f-]{36}\.(gz|br)$/.test(f) || f.startsWith('healthz/') || f.startsWith('v1/healthz/')));
   // Below the threshold: none (the probe page of one entry is about 1 KB in XML; nodeinfo is smaller).
   assert.not.ok(existsSync(join(out, 'nodeinfo/index.xml.gz')));
