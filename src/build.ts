@@ -113,7 +113,7 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   await pending.get(cacheAt);
   if (!opts.clean) {
     const stored = manifest.upToDate<BuildSummary, HealthDoc, BuildResult['paging']>(key, found.files, found.findings);
-    if (stored) return keep(stored, manifest, opts, prepared, cwd, started);
+    if (stored) return keep(stored, opts, prepared, cwd, started);
   }
   // Before any input is read: a change during the build shows as a changed stat next time.
   const inputStats = statInputs(found.files);
@@ -162,6 +162,8 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   let late: readonly PlannedFile[] = [];
   let siblings: readonly string[] = [];
   const trees: TreeRecord[] = [];
+  // The written trees as the manifest records them, just before each is swapped in.
+  const record = (root: string) => (dir: string) => void trees.push({ ...describeTree(dir), root: resolve(root) });
   const { removed } = await writeSite(
     files,
     {
@@ -171,7 +173,7 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
       allowReplace: opts.clean ?? false,
       cache,
       ...(process.env.SOURCE_DATE_EPOCH ? { mtime: builtAt } : {}),
-      describe: (dir) => trees.push({ ...describeTree(dir), root: resolve(cfg.out) }),
+      describe: record(cfg.out),
     },
     async (dir) => {
       // Siblings of the written documents (health, written after them, has none): docs/hosting.md#precompressed-documents.
@@ -193,9 +195,7 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   // Host configs outside the tree (nginx, Apache vhost, S3 script): their own folder, swapped in the same way.
   const deploy = hosts.deploy;
   const deployed = deploy.length
-    ? await writeSite(deploy, { ...deployTo, describe: (dir) => trees.push({ ...describeTree(dir), root: resolve(cfg.deploy.out) }) }, () =>
-        Promise.resolve([]),
-      )
+    ? await writeSite(deploy, { ...deployTo, describe: record(cfg.deploy.out) }, () => Promise.resolve([]))
     : undefined;
   const deployDisplay = deploy.length ? toPosix(relative(cwd, cfg.deploy.out)) || '.' : undefined;
   const pages = join(cfg.out, PAGES_DIR);
@@ -250,7 +250,6 @@ function stampedFiles(trees: (readonly PlannedFile[])[], builtAt: string): Stamp
  */
 async function keep(
   stored: Stored,
-  manifest: BuildManifest,
   opts: BuildOptions,
   { cfg, now }: Awaited<ReturnType<typeof prepareRead>>,
   cwd: string,
@@ -274,30 +273,25 @@ async function keep(
     return { ...base, ok: false, written: false, status: 'not-written', durationMs: performance.now() - started };
   }
   const health = { ...stored.health, builtAt };
-  const rewrite = stored.stamped.filter(() => builtAt !== stored.health.builtAt);
+  const rewrite = builtAt === stored.health.builtAt ? [] : stored.stamped;
   if (rewrite.length) {
     const roots = [resolve(cfg.out), resolve(cfg.deploy.out)];
     // Made beside the site (a temporary folder the stale cleanup knows), then renamed in.
     const tmp = await mkdtemp(tempPrefix(roots[0]!));
+    let made = 0;
+    const put = (to: string, bytes: string | Uint8Array) => {
+      const file = join(tmp, String(made++));
+      writeFileSync(file, bytes);
+      chmodSync(file, SITE_MODES.file);
+      renameSync(file, to);
+    };
     try {
-      rewrite.forEach((f, i) => {
-        const file = join(tmp, String(i));
-        writeFileSync(file, f.parts.join(builtAt));
-        chmodSync(file, SITE_MODES.file);
-      });
-      rewrite.forEach((f, i) => {
-        renameSync(join(tmp, String(i)), join(roots[f.tree]!, f.path));
-      });
+      for (const f of rewrite) put(join(roots[f.tree]!, f.path), f.parts.join(builtAt));
       // Their precompressed siblings carry the build time too (index.html, the catalogue index): made again.
-      const packed = rewrite.filter((f) => f.tree === 0 && precompressible(f.path));
-      for (const f of packed) {
+      for (const f of rewrite.filter((f) => f.tree === 0 && precompressible(f.path))) {
         const doc = join(roots[0]!, f.path);
         for (const e of cfg.precompress.encodings) {
-          if (!existsSync(doc + ENCODING_EXT[e])) continue;
-          const file = join(tmp, `${f.path.replaceAll('/', '_')}${ENCODING_EXT[e]}`);
-          writeFileSync(file, await compressFile(doc, e));
-          chmodSync(file, SITE_MODES.file);
-          renameSync(file, doc + ENCODING_EXT[e]);
+          if (existsSync(doc + ENCODING_EXT[e])) put(doc + ENCODING_EXT[e], await compressFile(doc, e));
         }
       }
     } finally {

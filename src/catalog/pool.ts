@@ -186,10 +186,11 @@ class EarlyXsd {
 
   run(processes: number): Promise<void> {
     const next = (): StreamDoc | undefined => {
-      for (; this.pulled < this.files.length; this.pulled++) {
-        this.sniff(this.pulled + 1);
-        const s = this.schema[this.pulled];
-        if (s) return { id: this.pulled++, abs: this.files[this.pulled - 1]!.abs, bytes: this.files[this.pulled - 1]!.size, schema: s };
+      while (this.pulled < this.files.length) {
+        const id = this.pulled++;
+        this.sniff(id + 1);
+        const schema = this.schema[id];
+        if (schema) return { id, abs: this.files[id]!.abs, bytes: this.files[id]!.size, schema };
       }
       return undefined;
     };
