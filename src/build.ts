@@ -1,5 +1,5 @@
-import { chmodSync, existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { mkdtemp, stat } from 'node:fs/promises';
+import { chmodSync, existsSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import type { Catalog } from './catalog/build.js';
 import type { ReferenceReport } from './catalog/references.js';
@@ -10,11 +10,11 @@ import { healthFiles, verifyAndDescribe, type HealthDoc } from './emit/health.js
 import { assertUniquePaths } from './emit/files.js';
 import { planSite } from './emit/plan.js';
 import { compressFile, ENCODING_EXT, isPrecompressedSibling, planPrecompressed, precompressible } from './emit/precompress.js';
-import { checkOutputFolder, pool, SITE_MODES, writeSite, type WriteOptions } from './emit/write.js';
+import { checkOutputFolder, SITE_MODES, writeSite, type WriteOptions } from './emit/write.js';
 import { removeStaleTemps, tempPrefix } from './emit/output-dir.js';
 import type { PlannedFile } from './emit/files.js';
 import { emitHosts } from './hosts/index.js';
-import { HOST_LIMITS, hostLimitFindings, measureSite } from './hosts/limits.js';
+import { HOST_LIMITS, hostLimitFindings, measureSite, type SiteMeasure } from './hosts/limits.js';
 import { append } from './util/append.js';
 import type { Finding } from './findings.js';
 import { buildTime, prepareRead, readStage, type ProgressEvent, type ReadStageOptions, type ReadSummary } from './pipeline/read.js';
@@ -162,6 +162,9 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   let late: readonly PlannedFile[] = [];
   let siblings: readonly string[] = [];
   const trees: TreeRecord[] = [];
+  // Hosts that refuse a site above their limits (GitHub Pages 1 GB, ...): warned of now, not at the deployment.
+  const limited = (cfg.hosts ?? []).filter((h) => HOST_LIMITS[h]);
+  let written!: Written;
   // The written trees as the manifest records them, just before each is swapped in.
   const record = (root: string) => (dir: string) => void trees.push({ ...describeTree(dir), root: resolve(root) });
   const { removed } = await writeSite(
@@ -173,7 +176,12 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
       allowReplace: opts.clean ?? false,
       cache,
       ...(process.env.SOURCE_DATE_EPOCH ? { mtime: builtAt } : {}),
-      describe: record(cfg.out),
+      // Measured in the finished folder, before the swap: a concurrent build of the same output may replace the
+      // site right after, and the summary reports what this build wrote.
+      describe: (dir) => {
+        record(cfg.out)(dir);
+        written = measureWritten(dir, siblings, limited.length > 0);
+      },
     },
     async (dir) => {
       // Siblings of the written documents (health, written after them, has none): docs/hosting.md#precompressed-documents.
@@ -185,10 +193,8 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
       return [...packed, ...late];
     },
   );
-  // Hosts that refuse a site above their limits (GitHub Pages 1 GB, ...): warn now, not at the deployment.
-  const limited = (cfg.hosts ?? []).filter((h) => HOST_LIMITS[h]);
-  if (limited.length) {
-    const over = hostLimitFindings(measureSite(cfg.out), limited);
+  if (written.site) {
+    const over = hostLimitFindings(written.site, limited);
     append(findings, over);
     summary.warnings += over.length;
   }
@@ -198,10 +204,7 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
     ? await writeSite(deploy, { ...deployTo, describe: record(cfg.deploy.out) }, () => Promise.resolve([]))
     : undefined;
   const deployDisplay = deploy.length ? toPosix(relative(cwd, cfg.deploy.out)) || '.' : undefined;
-  const pages = join(cfg.out, PAGES_DIR);
-  // The page files alone: their siblings are counted with the others.
-  const paged = existsSync(pages) ? measureSite(pages, (rel) => !isPrecompressedSibling(`${PAGES_DIR}/${rel}`)) : undefined;
-  const packed = siblings.length ? await sizeOf(cfg.out, siblings) : undefined;
+  const { paged, packed } = written;
   const paging = paged ? { pageSizes: cfg.paging.pageSizes, files: paged.files, bytes: paged.bytes } : undefined;
   const stored = {
     summary,
@@ -301,15 +304,19 @@ async function keep(
   return { ...base, ok: health.status !== 'fail', written: true, status: health.status, health, durationMs: performance.now() - started };
 }
 
-/**
- * Bytes of the files at these paths below dir, as far as they are there: a concurrent build of the same output may
- * have swapped its own site in meanwhile (the last one wins), and the summary must not fail for that.
- */
-async function sizeOf(dir: string, paths: readonly string[]): Promise<number> {
-  let bytes = 0;
-  await pool(paths, 16, async (p) => {
-    const st = await stat(join(dir, p)).catch(() => undefined);
-    bytes += st?.size ?? 0;
-  });
-  return bytes;
+/** What the summary reports of a written site: its page files, its precompressed siblings, the whole (host limits). */
+interface Written {
+  paged?: SiteMeasure;
+  packed?: number;
+  site?: SiteMeasure;
+}
+
+function measureWritten(dir: string, siblings: readonly string[], whole: boolean): Written {
+  const pages = join(dir, PAGES_DIR);
+  return {
+    // The page files alone: their siblings are counted with the others.
+    ...(existsSync(pages) ? { paged: measureSite(pages, (rel) => !isPrecompressedSibling(`${PAGES_DIR}/${rel}`)) } : {}),
+    ...(siblings.length ? { packed: siblings.reduce((n, p) => n + statSync(join(dir, p)).size, 0) } : {}),
+    ...(whole ? { site: measureSite(dir) } : {}),
+  };
 }
