@@ -294,8 +294,18 @@ function target(dir: string, path: string): string {
 
 export async function pool<T>(items: readonly T[], size: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
+  // The first failure stops new work but waits for the calls in flight: a caller that cleans up after the error
+  // (the writer removes its temporary folder) must not race writes still landing in it (disk full left it behind).
+  let failed: { error: unknown } | undefined;
   const worker = async () => {
-    while (next < items.length) await fn(items[next++]!);
+    while (!failed && next < items.length) {
+      try {
+        await fn(items[next++]!);
+      } catch (error) {
+        failed ??= { error };
+      }
+    }
   };
   await Promise.all(Array.from({ length: Math.min(size, items.length) }, worker));
+  if (failed) throw failed.error;
 }
