@@ -56,6 +56,33 @@ interface Frame {
   counts?: Map<string, number>;
   /** [namespace, local name], once asked for. */
   name?: [string, string];
+  /** What the element is to the scan, when anything (worked out from its parent's role: no walk up the stack). */
+  role?: Role;
+}
+
+type Role = 'exchanges' | 'exchange' | 'results' | 'result' | 'other' | 'amount';
+
+/** The role of a child named [ns, local] of an element of role `parent` (undefined: a child of the root). */
+function roleOf(parent: Role | undefined, ns: string, local: string): Role | undefined {
+  if (parent === undefined)
+    return ns !== NS.process ? undefined : local === 'exchanges' ? 'exchanges' : local === 'LCIAResults' ? 'results' : undefined;
+  if (parent === 'exchanges') return ns === NS.process && local === 'exchange' ? 'exchange' : undefined;
+  if (parent === 'results') return ns === NS.process && local === 'LCIAResult' ? 'result' : undefined;
+  if (parent === 'result') return ns === NS.common && local === 'other' ? 'other' : undefined;
+  return parent === 'other' && ns === NS.epd && local === 'amount' ? 'amount' : undefined;
+}
+
+/** Whether `word` occurs in [from, to) of the text; asked with ever larger `from`, so each occurrence is searched for once. */
+class Occurs {
+  private at = -2;
+  constructor(
+    private readonly text: string,
+    private readonly word: string,
+  ) {}
+  within(from: number, to: number): boolean {
+    if (this.at !== -1 && this.at < from) this.at = this.text.indexOf(this.word, from);
+    return this.at >= 0 && this.at + this.word.length <= to;
+  }
 }
 
 const PREFIX: Record<string, string> = { [NS.common]: 'common:', [NS.epd]: 'epd:', [NS.epd2]: 'epd2:' };
@@ -101,6 +128,8 @@ export function splitProcess(src: string | ByteView): SplitDocument | undefined 
   const body: BodyFacts = { lciaResults: 0, amountModules: [] };
   let i = bodyAt;
   const t = newToken();
+  const xmlnsAt = new Occurs(text, 'xmlns');
+  const refAt = new Occurs(text, 'refObjectId');
   for (;;) {
     if (!readToken(text, i, t)) return undefined;
     const qname = t.qname;
@@ -121,10 +150,13 @@ export function splitProcess(src: string | ByteView): SplitDocument | undefined 
       i = t.end;
     } else {
       const parent = stack[stack.length - 1]!;
-      const rawAttrs = t.attrsTo > t.attrsFrom ? text.slice(t.attrsFrom, t.attrsTo) : '';
+      const hasXmlns = xmlnsAt.within(t.attrsFrom, t.attrsTo);
+      const hasRef = refAt.within(t.attrsFrom, t.attrsTo);
+      const rawAttrs =
+        hasXmlns || hasRef || parent.role === 'exchanges' || parent.role === 'other' ? text.slice(t.attrsFrom, t.attrsTo) : '';
       let list: [string, string][] | undefined;
       let scope = parent.scope;
-      if (rawAttrs.includes('xmlns')) {
+      if (hasXmlns) {
         // Exports repeat the same declarations on every epd:amount: each distinct tag is worked out once per scope.
         let known = SCOPES.get(parent.scope);
         if (!known) SCOPES.set(parent.scope, (known = new Map<string, Map<string, string> | null>()));
@@ -137,30 +169,17 @@ export function splitProcess(src: string | ByteView): SplitDocument | undefined 
       const pos = (counts.get(qname) ?? 0) + 1;
       counts.set(qname, pos);
       const frame: Frame = { qname, scope, up: parent, pos };
-      const depth = stack.length; // 1: a child of the root
-      let role: 'exchanges' | 'exchange' | 'result' | 'amount' | undefined;
-      if (depth <= 4) {
+      // Roles: children of the root and of elements with a role (the LCIA results' epd:amount sit 4 deep).
+      let role: Role | undefined;
+      if (parent === root || parent.role !== undefined) {
         const name = nameOf(frame);
         if (!name) return undefined;
-        const [ns, local] = name;
-        if (depth === 1 && ns === NS.process && local === 'exchanges') role = 'exchanges';
-        else if (depth === 2 && ns === NS.process && local === 'exchange' && isNamed(stack[1]!, NS.process, 'exchanges')) role = 'exchange';
-        else if (depth === 2 && ns === NS.process && local === 'LCIAResult' && isNamed(stack[1]!, NS.process, 'LCIAResults'))
-          role = 'result';
-        else if (
-          depth === 4 &&
-          ns === NS.epd &&
-          local === 'amount' &&
-          isNamed(stack[3]!, NS.common, 'other') &&
-          isNamed(stack[2]!, NS.process, 'LCIAResult') &&
-          isNamed(stack[1]!, NS.process, 'LCIAResults')
-        )
-          role = 'amount';
+        role = frame.role = roleOf(parent.role, name[0], name[1]);
       }
       if (role === 'exchanges' && !exchangesTag && !t.empty) exchangesTag = { qname, start: slice(i, t.end) };
-      if (depth === 1 && !lcia && isNamed(frame, NS.process, 'LCIAResults')) lcia = t.empty ? { at: i, end: t.end } : { frame, at: i };
+      if (role === 'results' && !lcia) lcia = t.empty ? { at: i, end: t.end } : { frame, at: i };
       if (role === 'result') body.lciaResults++;
-      if (role === 'exchange' || role === 'amount' || rawAttrs.includes('refObjectId')) {
+      if (role === 'exchange' || role === 'amount' || hasRef) {
         const attrs = readAttrs(list ?? attributesOf(rawAttrs), scope, value);
         if (!attrs) return undefined;
         if (attrs['refObjectId'] !== undefined && attrs['type'] !== undefined) {
@@ -261,11 +280,6 @@ function nameOf(f: Frame): [string, string] | undefined {
   const ns = f.scope.get(p);
   if (ns === undefined && p) return undefined;
   return (f.name = [ns ?? '', localOf(f.qname)]);
-}
-
-function isNamed(f: Frame, ns: string, local: string): boolean {
-  const n = nameOf(f);
-  return n !== undefined && n[0] === ns && n[1] === local;
 }
 
 /** The reference with the XPath collectRefs (extract.ts) gives it: canonical prefixes, positions among same-named siblings. */
