@@ -180,7 +180,14 @@ export function splitProcess(src: string | ByteView): SplitDocument | undefined 
       if (role === 'results' && !lcia) lcia = t.empty ? { at: i, end: t.end } : { frame, at: i };
       if (role === 'result') body.lciaResults++;
       if (role === 'exchange' || role === 'amount' || hasRef) {
-        const attrs = readAttrs(list ?? attributesOf(rawAttrs), scope, value);
+        let attrs: Record<string, string> | null | undefined;
+        if (role === 'amount') {
+          // Exports write a few dozen distinct epd:amount tags, each many times: read once per scope.
+          let known = AMOUNTS.get(scope);
+          if (!known) AMOUNTS.set(scope, (known = new Map<string, Record<string, string> | null>()));
+          attrs = known.get(rawAttrs);
+          if (attrs === undefined) known.set(rawAttrs, (attrs = readAttrs(list ?? attributesOf(rawAttrs), scope, value) ?? null));
+        } else attrs = readAttrs(list ?? attributesOf(rawAttrs), scope, value);
         if (!attrs) return undefined;
         if (attrs['refObjectId'] !== undefined && attrs['type'] !== undefined) {
           // Short descriptions are kept only on references to sources; those are read by a full parse.
@@ -194,7 +201,7 @@ export function splitProcess(src: string | ByteView): SplitDocument | undefined 
             else openExchange = { id, at: i };
           }
         }
-        if (role === 'amount') body.amountModules.push(attrs[`{${NS.epd}}module`]?.trim());
+        if (role === 'amount') body.amountModules.push(attrs[EPD_MODULE]?.trim());
       }
       if (!t.empty) stack.push(frame);
       i = t.end;
@@ -352,6 +359,9 @@ function declare(
 
 /** Scopes by parent scope and attributes as written (null: not readable). */
 const SCOPES = new WeakMap<Map<string, string>, Map<string, Map<string, string> | null>>();
+/** Attributes of epd:amount tags by scope and attributes as written (null: not readable); shared, never changed. */
+const AMOUNTS = new WeakMap<Map<string, string>, Map<string, Record<string, string> | null>>();
+const EPD_MODULE = `{${NS.epd}}module`;
 const DERIVED = new WeakMap<Map<string, string>, Map<string, Map<string, string>>>();
 
 /** Offset of the root element's `<`, after the XML declaration, comments and PIs; -1 if there is none. */
