@@ -56,6 +56,33 @@ interface Frame {
   counts?: Map<string, number>;
   /** [namespace, local name], once asked for. */
   name?: [string, string];
+  /** What the element is to the scan, when anything (worked out from its parent's role: no walk up the stack). */
+  role?: Role;
+}
+
+type Role = 'exchanges' | 'exchange' | 'results' | 'result' | 'other' | 'amount';
+
+/** The role of a child named [ns, local] of an element of role `parent` (undefined: a child of the root). */
+function roleOf(parent: Role | undefined, ns: string, local: string): Role | undefined {
+  if (parent === undefined)
+    return ns !== NS.process ? undefined : local === 'exchanges' ? 'exchanges' : local === 'LCIAResults' ? 'results' : undefined;
+  if (parent === 'exchanges') return ns === NS.process && local === 'exchange' ? 'exchange' : undefined;
+  if (parent === 'results') return ns === NS.process && local === 'LCIAResult' ? 'result' : undefined;
+  if (parent === 'result') return ns === NS.common && local === 'other' ? 'other' : undefined;
+  return parent === 'other' && ns === NS.epd && local === 'amount' ? 'amount' : undefined;
+}
+
+/** Whether `word` occurs in [from, to) of the text; asked with ever larger `from`, so each occurrence is searched for once. */
+class Occurs {
+  private at = -2;
+  constructor(
+    private readonly text: string,
+    private readonly word: string,
+  ) {}
+  within(from: number, to: number): boolean {
+    if (this.at !== -1 && this.at < from) this.at = this.text.indexOf(this.word, from);
+    return this.at >= 0 && this.at + this.word.length <= to;
+  }
 }
 
 const PREFIX: Record<string, string> = { [NS.common]: 'common:', [NS.epd]: 'epd:', [NS.epd2]: 'epd2:' };
@@ -101,6 +128,8 @@ export function splitProcess(src: string | ByteView): SplitDocument | undefined 
   const body: BodyFacts = { lciaResults: 0, amountModules: [] };
   let i = bodyAt;
   const t = newToken();
+  const xmlnsAt = new Occurs(text, 'xmlns');
+  const refAt = new Occurs(text, 'refObjectId');
   for (;;) {
     if (!readToken(text, i, t)) return undefined;
     const qname = t.qname;
@@ -121,10 +150,13 @@ export function splitProcess(src: string | ByteView): SplitDocument | undefined 
       i = t.end;
     } else {
       const parent = stack[stack.length - 1]!;
-      const rawAttrs = t.attrsTo > t.attrsFrom ? text.slice(t.attrsFrom, t.attrsTo) : '';
+      const hasXmlns = xmlnsAt.within(t.attrsFrom, t.attrsTo);
+      const hasRef = refAt.within(t.attrsFrom, t.attrsTo);
+      const rawAttrs =
+        hasXmlns || hasRef || parent.role === 'exchanges' || parent.role === 'other' ? text.slice(t.attrsFrom, t.attrsTo) : '';
       let list: [string, string][] | undefined;
       let scope = parent.scope;
-      if (rawAttrs.includes('xmlns')) {
+      if (hasXmlns) {
         // Exports repeat the same declarations on every epd:amount: each distinct tag is worked out once per scope.
         let known = SCOPES.get(parent.scope);
         if (!known) SCOPES.set(parent.scope, (known = new Map<string, Map<string, string> | null>()));
@@ -137,31 +169,25 @@ export function splitProcess(src: string | ByteView): SplitDocument | undefined 
       const pos = (counts.get(qname) ?? 0) + 1;
       counts.set(qname, pos);
       const frame: Frame = { qname, scope, up: parent, pos };
-      const depth = stack.length; // 1: a child of the root
-      let role: 'exchanges' | 'exchange' | 'result' | 'amount' | undefined;
-      if (depth <= 4) {
+      // Roles: children of the root and of elements with a role (the LCIA results' epd:amount sit 4 deep).
+      let role: Role | undefined;
+      if (parent === root || parent.role !== undefined) {
         const name = nameOf(frame);
         if (!name) return undefined;
-        const [ns, local] = name;
-        if (depth === 1 && ns === NS.process && local === 'exchanges') role = 'exchanges';
-        else if (depth === 2 && ns === NS.process && local === 'exchange' && isNamed(stack[1]!, NS.process, 'exchanges')) role = 'exchange';
-        else if (depth === 2 && ns === NS.process && local === 'LCIAResult' && isNamed(stack[1]!, NS.process, 'LCIAResults'))
-          role = 'result';
-        else if (
-          depth === 4 &&
-          ns === NS.epd &&
-          local === 'amount' &&
-          isNamed(stack[3]!, NS.common, 'other') &&
-          isNamed(stack[2]!, NS.process, 'LCIAResult') &&
-          isNamed(stack[1]!, NS.process, 'LCIAResults')
-        )
-          role = 'amount';
+        role = frame.role = roleOf(parent.role, name[0], name[1]);
       }
       if (role === 'exchanges' && !exchangesTag && !t.empty) exchangesTag = { qname, start: slice(i, t.end) };
-      if (depth === 1 && !lcia && isNamed(frame, NS.process, 'LCIAResults')) lcia = t.empty ? { at: i, end: t.end } : { frame, at: i };
+      if (role === 'results' && !lcia) lcia = t.empty ? { at: i, end: t.end } : { frame, at: i };
       if (role === 'result') body.lciaResults++;
-      if (role === 'exchange' || role === 'amount' || rawAttrs.includes('refObjectId')) {
-        const attrs = readAttrs(list ?? attributesOf(rawAttrs), scope, value);
+      if (role === 'exchange' || role === 'amount' || hasRef) {
+        let attrs: Record<string, string> | null | undefined;
+        if (role === 'amount') {
+          // Exports write a few dozen distinct epd:amount tags, each many times: read once per scope.
+          let known = AMOUNTS.get(scope);
+          if (!known) AMOUNTS.set(scope, (known = new Map<string, Record<string, string> | null>()));
+          attrs = known.get(rawAttrs);
+          if (attrs === undefined) known.set(rawAttrs, (attrs = readAttrs(list ?? attributesOf(rawAttrs), scope, value) ?? null));
+        } else attrs = readAttrs(list ?? attributesOf(rawAttrs), scope, value);
         if (!attrs) return undefined;
         if (attrs['refObjectId'] !== undefined && attrs['type'] !== undefined) {
           // Short descriptions are kept only on references to sources; those are read by a full parse.
@@ -175,7 +201,7 @@ export function splitProcess(src: string | ByteView): SplitDocument | undefined 
             else openExchange = { id, at: i };
           }
         }
-        if (role === 'amount') body.amountModules.push(attrs[`{${NS.epd}}module`]?.trim());
+        if (role === 'amount') body.amountModules.push(attrs[EPD_MODULE]?.trim());
       }
       if (!t.empty) stack.push(frame);
       i = t.end;
@@ -263,11 +289,6 @@ function nameOf(f: Frame): [string, string] | undefined {
   return (f.name = [ns ?? '', localOf(f.qname)]);
 }
 
-function isNamed(f: Frame, ns: string, local: string): boolean {
-  const n = nameOf(f);
-  return n !== undefined && n[0] === ns && n[1] === local;
-}
-
 /** The reference with the XPath collectRefs (extract.ts) gives it: canonical prefixes, positions among same-named siblings. */
 function toRef(at: Frame, attrs: Record<string, string>): Ref | undefined {
   let xpath = '';
@@ -338,6 +359,9 @@ function declare(
 
 /** Scopes by parent scope and attributes as written (null: not readable). */
 const SCOPES = new WeakMap<Map<string, string>, Map<string, Map<string, string> | null>>();
+/** Attributes of epd:amount tags by scope and attributes as written (null: not readable); shared, never changed. */
+const AMOUNTS = new WeakMap<Map<string, string>, Map<string, Record<string, string> | null>>();
+const EPD_MODULE = `{${NS.epd}}module`;
 const DERIVED = new WeakMap<Map<string, string>, Map<string, Map<string, string>>>();
 
 /** Offset of the root element's `<`, after the XML declaration, comments and PIs; -1 if there is none. */

@@ -54,7 +54,6 @@ const ATTRIBUTE = new RegExp(`[ \\t\\r\\n]+(${NAME})[ \\t\\r\\n]*=[ \\t\\r\\n]*(
 /** ASCII names, tried first (about twice as fast); a non-ASCII character right after one sends the match to the full rule. */
 const ASCII_NAME = /[A-Za-z_:][-.0-9A-Za-z_:]*/y;
 const ASCII_ATTRIBUTE = /[ \t\r\n]+([A-Za-z_:][-.0-9A-Za-z_:]*)[ \t\r\n]*=[ \t\r\n]*(["'])/y;
-const TAG_END = /[ \t\r\n]*(\/?)>/y;
 const END_TAG_END = /[ \t\r\n]*>/y;
 const REFERENCE = /(?:lt|gt|amp|quot|apos|#([0-9]+)|#x([0-9a-fA-F]+));/y;
 const S = '[ \\t\\r\\n]';
@@ -166,6 +165,19 @@ function scan(text: string, limits: ShapeLimits, bytes: boolean): number {
         throw new Malformed('markup declaration ("<!") outside a DTD', lt);
       }
     } else if (c === 0x2f /* / */) {
+      // The usual end tag: the open element's name, then ">" (or white space): the same verdict as the path below.
+      const top = stack.length ? stack[stack.length - 1]! : undefined;
+      if (top !== undefined && text.startsWith(top, lt + 2)) {
+        let e = lt + 2 + top.length;
+        while (isSpace(text.charCodeAt(e))) e++;
+        if (text.charCodeAt(e) === 0x3e /* > */) {
+          stack.pop();
+          unbind(bindings, declared.pop());
+          if (!stack.length) rootDone = true;
+          i = e + 1;
+          continue;
+        }
+      }
       const name = nameAt(text, lt + 2, pos, bytes);
       if (!name) throw new Malformed('end tag without a valid name', lt);
       END_TAG_END.lastIndex = pos.end;
@@ -213,6 +225,15 @@ function kb(chars: number): string {
 
 /** The Name at `at`, or undefined; `end` is set to the offset after it. */
 function nameAt(text: string, at: number, pos: { end: number }, bytes: boolean): string | undefined {
+  // ASCII_NAME by char codes (no match array): most names; anything else goes through the regexes below.
+  if (isAsciiNameStart(text.charCodeAt(at))) {
+    let e = at + 1;
+    while (isAsciiNameChar(text.charCodeAt(e))) e++;
+    if (!(text.charCodeAt(e) >= 0x80)) {
+      pos.end = e;
+      return text.slice(at, e);
+    }
+  }
   ASCII_NAME.lastIndex = at;
   let m = ASCII_NAME.exec(text);
   let re = ASCII_NAME;
@@ -227,20 +248,43 @@ function nameAt(text: string, at: number, pos: { end: number }, bytes: boolean):
 }
 
 /** The attribute (` name="` or ` name='`) at `at`: [name, quote], with `pos.end` after the quote. */
-function attributeAt(text: string, at: number, pos: { end: number }, bytes: boolean): RegExpExecArray | null {
+function attributeAt(text: string, at: number, pos: { end: number }, bytes: boolean): [string, string] | RegExpExecArray | null {
+  // ASCII_ATTRIBUTE by char codes (no match array); where it does not match, the regexes below decide.
+  let p = at;
+  while (isSpace(text.charCodeAt(p))) p++;
+  if (p > at && isAsciiNameStart(text.charCodeAt(p))) {
+    const n0 = p++;
+    while (isAsciiNameChar(text.charCodeAt(p))) p++;
+    const n1 = p;
+    while (isSpace(text.charCodeAt(p))) p++;
+    if (text.charCodeAt(p) === 0x3d /* = */) {
+      p++;
+      while (isSpace(text.charCodeAt(p))) p++;
+      const q = text.charCodeAt(p);
+      if (q === 0x22 || q === 0x27) {
+        pos.end = p + 1;
+        return [text.slice(n0, n1), q === 0x22 ? '"' : "'"];
+      }
+    }
+  }
   ASCII_ATTRIBUTE.lastIndex = at;
   const m = ASCII_ATTRIBUTE.exec(text);
   if (m) {
     pos.end = ASCII_ATTRIBUTE.lastIndex;
-    return m;
+    return [m[1]!, m[2]!];
   }
   // A view: a non-ASCII name ends the attributes here and the tag fails to close (a verdict for the decoded text).
   if (bytes) return null;
   ATTRIBUTE.lastIndex = at;
   const full = ATTRIBUTE.exec(text);
   pos.end = ATTRIBUTE.lastIndex;
-  return full;
+  return full && [full[1]!, full[2]!];
 }
+
+const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0d;
+/** ASCII_NAME's first and following characters. */
+const isAsciiNameStart = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f || c === 0x3a;
+const isAsciiNameChar = (c: number) => isAsciiNameStart(c) || (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2e;
 
 /** A start (or empty-element) tag from just after its name; returns the offset after its `>`. */
 function startTag(
@@ -263,8 +307,8 @@ function startTag(
   for (;;) {
     const m = attributeAt(text, p, pos, bytes);
     if (!m) break;
-    const an = m[1]!;
-    const q = m[2]!;
+    const an = m[0];
+    const q = m[1];
     const vStart = pos.end;
     const vEnd = text.indexOf(q, vStart);
     if (vEnd < 0) throw new Malformed(`value of attribute ${an} not closed`, p);
@@ -293,24 +337,36 @@ function startTag(
     }
     p = vEnd + 1;
   }
-  TAG_END.lastIndex = p;
-  if (!TAG_END.test(text)) throw new Malformed(`start tag <${name}> malformed (attributes are name="value", separated by white space)`, p);
+  let end = p;
+  while (isSpace(text.charCodeAt(end))) end++;
+  if (text.charCodeAt(end) === 0x2f /* / */) end++;
+  if (text.charCodeAt(end) !== 0x3e /* > */) {
+    throw new Malformed(`start tag <${name}> malformed (attributes are name="value", separated by white space)`, p);
+  }
   declared.push(decl);
   count.n = attrs?.length ?? 0;
   checkQName(name, bindings, lt, 'element');
   if (attrs) {
+    // Two prefixes bound to one namespace: the same attribute twice (Namespaces §6.3). Names made from the second
+    // prefixed attribute on (most tags have at most one: xml:lang, epd:module).
+    const key = (uri: string, qname: string) => `{${uri}}${qname.slice(qname.indexOf(':') + 1)}`;
+    let first: [string, string] | undefined;
     let expanded: Set<string> | undefined;
     for (const a of attrs) {
       if (a.name === 'xmlns' || a.name.startsWith('xmlns:')) continue;
       const uri = checkQName(a.name, bindings, a.at, 'attribute');
       if (uri === undefined) continue;
-      // Two prefixes bound to one namespace: the same attribute twice (Namespaces §6.3).
-      const key = `{${uri}}${a.name.slice(a.name.indexOf(':') + 1)}`;
-      if ((expanded ??= new Set()).has(key)) throw new Malformed(`attribute ${key} repeated on <${name}>`, a.at);
-      expanded.add(key);
+      if (!first) {
+        first = [uri, a.name];
+        continue;
+      }
+      expanded ??= new Set([key(...first)]);
+      const k = key(uri, a.name);
+      if (expanded.has(k)) throw new Malformed(`attribute ${k} repeated on <${name}>`, a.at);
+      expanded.add(k);
     }
   }
-  return TAG_END.lastIndex;
+  return end + 1;
 }
 
 /** The namespace of a prefixed name (undefined when unprefixed); throws for an undeclared prefix or a bad QName. */

@@ -134,6 +134,11 @@ const VARIANTS = {
     '</exchanges>',
     '</exchanges\n>',
   ),
+  // epd:amount tags are read once per distinct tag and scope: repeats, with and without their own declaration.
+  'repeated epd:amount tags in several scopes': BODY.replace(
+    '<ep:amount ep:module="X9"/>',
+    '<ep:amount ep:module="X9"/><ep:amount ep:module="X9"/><e:amount xmlns:e="http://www.iai.kit.edu/EPD/2013" e:module="C4">3</e:amount>',
+  ).replace('<common:other><ep:amount/>', '<common:other xmlns:e="http://www.iai.kit.edu/EPD/2013"><e:amount e:module="C4"/><ep:amount/>'),
   'a default namespace redeclared in the body': BODY.replace(
     '<meanAmount>1.5</meanAmount>',
     '<x:meanAmount xmlns:x="http://lca.jrc.it/ILCD/Process">1.5</x:meanAmount>',

@@ -23,6 +23,10 @@ const GOOD = {
   'single quotes, white space around =': '<a b = \'1\'\n c\t="2" />',
   'same local name, different namespaces': '<a xmlns:p="urn:p" xmlns:q="urn:q" p:x="1" q:x="2"/>',
   'text with > and ]]': '<a>a > b ]] c</a>',
+  // The char-code paths of names, attributes and end tags, and where they hand over to the full rules.
+  'end tags with white space before >': '<a><b></b \n></a\t>',
+  'prefixed names and an empty element with white space': '<p:a xmlns:p="urn:p"><p:b-c.d_e p:x = "1" /></p:a>',
+  'a name with a non-ASCII character after ASCII ones': '<a><bé xé="1"></bé></a>',
 };
 
 const BAD = {
@@ -53,6 +57,18 @@ const BAD = {
   'CDATA outside the root': ['<![CDATA[x]]><a/>', 'xml-malformed'],
   'no root element': ['<!-- only a comment -->', 'xml-malformed'],
   'end tag with attributes': ['<a></a x="1">', 'xml-malformed'],
+  'end tag longer than the open name': ['<a></ab>', 'xml-malformed'],
+  'end tag of a prefix of the open name': ['<ab></a>', 'xml-malformed'],
+  'end tag of the open name, then a non-ASCII character': ['<a></aé>', 'xml-malformed'],
+  'attribute without a value': ['<a b/>', 'xml-malformed'],
+  'attribute without a quote': ['<a b= c/>', 'xml-malformed'],
+  '"/ >" ending a tag': ['<a / >', 'xml-malformed'],
+  'start tag not closed': ['<a b="1"', 'xml-malformed'],
+  'two attributes of one prefixed name through two prefixes, third attribute': [
+    '<a xmlns:p="urn:p" xmlns:q="urn:p" xml:lang="en" p:x="1" q:x="2"/>',
+    'xml-malformed',
+    'ns',
+  ],
 };
 
 /** libxml2's verdict: 'ok', 'ns' (a namespace error, parsed on) or 'error'. */
@@ -130,6 +146,31 @@ test('the byte view agrees with the decoded check: verdict, rule and position of
         got.some((f) => f.ruleId.startsWith('xml-')),
         text,
       );
+  }
+});
+
+// Names, attributes and end tags are read by char codes, handing over to the full rules where those decide: the
+// findings (message and offset) are the ones the regular-expression scanner gave.
+const FINDINGS = [
+  ['<a></ab>', 'end tag </ab> does not match <a>', 3],
+  ['<ab></a>', 'end tag </a> does not match <ab>', 4],
+  ['<a></aé>', 'end tag </aé> does not match <a>', 3],
+  ['<a></a x>', 'end tag </a> not closed by ">"', 3],
+  ['<a b/>', 'start tag <a> malformed (attributes are name="value", separated by white space)', 2],
+  ['<a b= c/>', 'start tag <a> malformed (attributes are name="value", separated by white space)', 2],
+  ['<a / >', 'start tag <a> malformed (attributes are name="value", separated by white space)', 2],
+  ['<a b="1"', 'start tag <a> malformed (attributes are name="value", separated by white space)', 8],
+  ['<a x="1"y="2"/>', 'start tag <a> malformed (attributes are name="value", separated by white space)', 8],
+  ['<p:a xmlns:p="urn:p"></p:b>', 'end tag </p:b> does not match <p:a>', 21],
+  ['<a xmlns:p="urn:p" xmlns:q="urn:p" xml:lang="en" p:x="1" q:x="2"/>', 'attribute {urn:p}x repeated on <a>', 56],
+  ['<a x="1" x="2"/>', 'attribute x repeated on <a>', 8],
+  ['<a><b></a>', 'end tag </a> does not match <b>', 6],
+];
+
+test('findings keep their message and offset: end tags, attributes, tag ends', () => {
+  for (const [text, message, offset] of FINDINGS) {
+    const r = failure(checkWellFormed(text));
+    assert.equal([r.message, r.offset], [message, offset], text);
   }
 });
 
