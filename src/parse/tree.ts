@@ -125,14 +125,7 @@ export function buildTree(text: string, latin1 = false): XNode | undefined {
     }
     const empty = text.charCodeAt(p) === 0x2f;
     const parentScope = scope;
-    if (xmlns) {
-      scope = new Map(scope);
-      for (let k = 0; k < attrs!.length; k += 2) {
-        const an = attrs![k]!;
-        if (an === 'xmlns') scope.set('', attrs![k + 1]!);
-        else if (an.startsWith('xmlns:')) scope.set(an.slice(6), attrs![k + 1]!);
-      }
-    }
+    if (xmlns) scope = declare(scope, attrs!);
     const colon = qname.indexOf(':');
     const node: XNode = {
       ns: scope.get(colon < 0 ? '' : qname.slice(0, colon)) ?? '',
@@ -149,8 +142,7 @@ export function buildTree(text: string, latin1 = false): XNode | undefined {
         // Unprefixed attributes are in no namespace (XML Namespaces §6.2).
         if (ac < 0) node.attrs[an] = attrs[k + 1]!;
         else {
-          const ap = an.slice(0, ac);
-          node.attrs[`{${scope.get(ap) ?? ap}}${an.slice(ac + 1)}`] = attrs[k + 1]!;
+          node.attrs[expanded(scope, an, ac)] = attrs[k + 1]!;
         }
       }
     }
@@ -171,6 +163,53 @@ export function buildTree(text: string, latin1 = false): XNode | undefined {
     }
   }
   return root;
+}
+
+/**
+ * The scope with an element's namespace declarations (`attrs`: name, value, ...) added. Exports declare `epd` on
+ * each of hundreds of `epd:amount` elements: one derived scope per parent scope and declaration, not one per element.
+ */
+function declare(parent: Map<string, string>, attrs: string[]): Map<string, string> {
+  let single = -1;
+  for (let k = 0; k < attrs.length; k += 2) {
+    const an = attrs[k]!;
+    if (an !== 'xmlns' && !an.startsWith('xmlns:')) continue;
+    if (single >= 0) return bind(new Map(parent), attrs);
+    single = k;
+  }
+  const an = attrs[single]!;
+  const uri = attrs[single + 1]!;
+  let byName = DERIVED.get(parent);
+  if (!byName) DERIVED.set(parent, (byName = new Map<string, Map<string, Map<string, string>>>()));
+  let byUri = byName.get(an);
+  if (!byUri) byName.set(an, (byUri = new Map<string, Map<string, string>>()));
+  let scope = byUri.get(uri);
+  if (!scope) byUri.set(uri, (scope = bind(new Map(parent), attrs)));
+  return scope;
+}
+
+function bind(scope: Map<string, string>, attrs: string[]): Map<string, string> {
+  for (let k = 0; k < attrs.length; k += 2) {
+    const an = attrs[k]!;
+    if (an === 'xmlns') scope.set('', attrs[k + 1]!);
+    else if (an.startsWith('xmlns:')) scope.set(an.slice(6), attrs[k + 1]!);
+  }
+  return scope;
+}
+
+const DERIVED = new WeakMap<Map<string, string>, Map<string, Map<string, Map<string, string>>>>();
+/** `{uri}local` of a prefixed attribute name per scope: made (and interned as a key) once, not per element. */
+const EXPANDED = new WeakMap<Map<string, string>, Map<string, string>>();
+
+function expanded(scope: Map<string, string>, an: string, colon: number): string {
+  let known = EXPANDED.get(scope);
+  if (!known) EXPANDED.set(scope, (known = new Map<string, string>()));
+  let key = known.get(an);
+  if (key === undefined) {
+    const ap = an.slice(0, colon);
+    known.set(an, (key = `{${scope.get(ap) ?? ap}}${an.slice(colon + 1)}`));
+  }
+  return key;
 }
 
 const space = (ch: number) => ch === 0x20 || ch === 0x0a || ch === 0x09 || ch === 0x0d;

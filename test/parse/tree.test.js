@@ -63,6 +63,21 @@ test('namespaces: default and prefixed, redeclared and restored, attributes, xml
   assert.equal(t.children[0].attrs, { '{urn:q}x': '3' });
   assert.is(t.children[1].ns, 'urn:p');
   assert.is(t.children[2].children[0].ns, '');
+  const amounts = same(
+    '<r xmlns:e="urn:1"><a xmlns:e="urn:2" e:m="1"><e:x/></a><a xmlns:e="urn:2" e:m="2"/><a xmlns:e="urn:3" e:m="3">' +
+      '<e:x xmlns:e="urn:2"/></a><a xmlns:e="urn:2" xmlns:f="urn:f" f:n="4"/><e:y e:m="5"/></r>',
+    'siblings repeating a declaration, with another URI, with two',
+  ).children;
+  assert.equal(
+    amounts.map((a) => [a.ns, Object.keys(a.attrs)[0], a.children[0]?.ns]),
+    [
+      ['', '{urn:2}m', 'urn:2'],
+      ['', '{urn:2}m', undefined],
+      ['', '{urn:3}m', 'urn:2'],
+      ['', '{urn:f}n', undefined],
+      ['urn:1', '{urn:1}m', undefined],
+    ],
+  );
   same(`<p:r xmlns:p=" urn:p "><p:a/></p:r>`, 'a declared URI with spaces (trimmed like every value)');
   same(`<r xmlns="urn:&amp;d"><a/></r>`, 'an entity in a declared URI');
 });
