@@ -1,5 +1,5 @@
 import { XMLParser } from 'fast-xml-parser';
-import { lineOf } from './safety.js';
+import { lineOf, type ByteView } from './safety.js';
 import { buildTree, decodeEntities, XML_NS, type XNode } from './tree.js';
 import { checkWellFormed, DEFAULT_SHAPE_LIMITS, type ShapeLimits } from './wellformed.js';
 
@@ -46,6 +46,16 @@ export function parseXml(text: string, opts: { checked?: boolean; limits?: Shape
     if (!wf.ok) return { ok: false, ruleId: wf.ruleId, message: wf.message, ...position(text, wf.offset) };
   }
   return parseFxp(text);
+}
+
+/**
+ * parseXml of a checked document, as text or as a ByteView: a view is built on its bytes (only names and values
+ * read are decoded) and decoded whole only for what is left to fast-xml-parser.
+ */
+export function parseChecked(src: string | ByteView): ParseResult {
+  if (typeof src === 'string') return parseXml(src, { checked: true });
+  const root = buildTree(src.text, true);
+  return root ? { ok: true, root } : parseFxp(src.decode());
 }
 
 /** The tree by fast-xml-parser (ordered output converted by toNode). */

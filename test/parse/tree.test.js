@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { decodeXml, viewXml } from '../../dist/parse/safety.js';
 import { buildTree } from '../../dist/parse/tree.js';
 import { checkWellFormed } from '../../dist/parse/wellformed.js';
-import { parseFxp, parseXml } from '../../dist/parse/xml.js';
+import { parseChecked, parseFxp, parseXml } from '../../dist/parse/xml.js';
 import { EXAMPLES, FIXTURES, success, walkFiles } from '../helpers/index.js';
 
 /** JSON, not deep equality: the order of attributes and children counts as well. */
@@ -22,7 +22,7 @@ function same(text, what = text) {
   assert.is(json(tree), want, `text: ${what}`);
   assert.is(json(success(parseXml(text, { checked: true })).root), want, `parseXml: ${what}`);
   const view = viewXml(Buffer.from(text));
-  if (view) assert.is(json(buildTree(view.text, true)), want, `bytes: ${what}`);
+  if (view) assert.is(json(success(parseChecked(view)).root), want, `bytes: ${what}`);
   return tree;
 }
 
@@ -31,6 +31,9 @@ function left(text, what) {
   assert.ok(checkWellFormed(text).ok, `well-formed: ${what}`);
   assert.is(buildTree(text), undefined, `left to fast-xml-parser: ${what}`);
   assert.is(json(parseXml(text, { checked: true })), json(parseFxp(text)), what);
+  const view = viewXml(Buffer.from(text));
+  assert.is(buildTree(view.text, true), undefined, `bytes left to fast-xml-parser: ${what}`);
+  assert.is(json(parseChecked(view)), json(parseFxp(text)), `bytes: ${what}`);
 }
 
 test('every XML file of the examples and fixtures: the same tree as fast-xml-parser, on the text and on the bytes', () => {
