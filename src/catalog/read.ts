@@ -3,7 +3,7 @@ import type { Finding, Severity } from '../findings.js';
 import { extractDataset, type DatasetHeader } from '../parse/extract.js';
 import { decodeXml, viewXml, type ByteView } from '../parse/safety.js';
 import { readIndexOnly } from '../parse/body.js';
-import { parseXml, position, type ParseResult } from '../parse/xml.js';
+import { parseChecked, position, type ParseResult } from '../parse/xml.js';
 import { checkWellFormed, DEFAULT_SHAPE_LIMITS, type ShapeLimits, type WellFormed } from '../parse/wellformed.js';
 import { finding } from '../messages/finding.js';
 import { findingAt, type InputFile } from '../read/inputs.js';
@@ -164,7 +164,7 @@ export function readDocument(
   // Process datasets are read index-only (head parsed, body scanned) unless level 2 must check the whole
   // document itself (docs/performance.md).
   const quick = (v?.xsd ?? true) || !(v?.structure ?? true) ? readIndexOnly(src, true) : undefined;
-  const parsed: ParseResult = quick ? { ok: true, root: quick.root } : parseXml(textOf(), { checked: true });
+  const parsed: ParseResult = quick ? { ok: true, root: quick.root } : parseChecked(view);
   if (!parsed.ok) {
     const where = { ...(parsed.line ? { line: parsed.line } : {}), ...(parsed.col ? { col: parsed.col } : {}) };
     return reject([at({ ...finding('xml-malformed', { case: 'parser', detail: parsed.message }), ...where })]);

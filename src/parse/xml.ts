@@ -1,17 +1,9 @@
 import { XMLParser } from 'fast-xml-parser';
-import { lineOf } from './safety.js';
+import { lineOf, type ByteView } from './safety.js';
+import { buildTree, decodeEntities, XML_NS, type XNode } from './tree.js';
 import { checkWellFormed, DEFAULT_SHAPE_LIMITS, type ShapeLimits } from './wellformed.js';
 
-/** An element with its namespace resolved; attribute keys are `local` or `{uri}local`. */
-export interface XNode {
-  ns: string;
-  name: string;
-  attrs: Record<string, string>;
-  children: XNode[];
-  text: string;
-}
-
-export const XML_NS = 'http://www.w3.org/XML/1998/namespace';
+export { decodeEntities, XML_NS, type XNode };
 
 export type ParseResult = { ok: true; root: XNode } | { ok: false; message: string; line?: number; col?: number; ruleId?: string };
 
@@ -42,13 +34,32 @@ type Ordered = Record<string, unknown>;
 /**
  * Parse well-formed XML into a namespace-aware tree; never matches on prefixes. The text is checked first
  * (checkWellFormed: fast-xml-parser's own validator took 350 MB for one 10 MB attribute) unless `checked` says
- * the caller did that already.
+ * the caller did that already. A checked text is built by hand (tree.ts), the same tree at a fraction of the cost;
+ * fast-xml-parser reads what that builder leaves to it and every text not checked here.
  */
 export function parseXml(text: string, opts: { checked?: boolean; limits?: ShapeLimits } = {}): ParseResult {
-  if (!opts.checked) {
+  if (opts.checked) {
+    const root = buildTree(text);
+    if (root) return { ok: true, root };
+  } else {
     const wf = checkWellFormed(text, opts.limits ?? DEFAULT_SHAPE_LIMITS);
     if (!wf.ok) return { ok: false, ruleId: wf.ruleId, message: wf.message, ...position(text, wf.offset) };
   }
+  return parseFxp(text);
+}
+
+/**
+ * parseXml of a checked document, as text or as a ByteView: a view is built on its bytes (only names and values
+ * read are decoded) and decoded whole only for what is left to fast-xml-parser.
+ */
+export function parseChecked(src: string | ByteView): ParseResult {
+  if (typeof src === 'string') return parseXml(src, { checked: true });
+  const root = buildTree(src.text, true);
+  return root ? { ok: true, root } : parseFxp(src.decode());
+}
+
+/** The tree by fast-xml-parser (ordered output converted by toNode). */
+export function parseFxp(text: string): ParseResult {
   let doc: Ordered[];
   try {
     doc = parser.parse(text) as Ordered[];
@@ -105,18 +116,6 @@ function toNode(o: Ordered, parentScope: Map<string, string>): XNode {
 function splitQName(q: string): [string, string] {
   const i = q.indexOf(':');
   return i < 0 ? ['', q] : [q.slice(0, i), q.slice(i + 1)];
-}
-
-const NAMED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
-
-/** Decode the predefined XML entities and character references; leave anything else as written. */
-export function decodeEntities(s: string): string {
-  if (!s.includes('&')) return s;
-  return s.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|lt|gt|amp|quot|apos);/g, (m, e: string) => {
-    if (e[0] !== '#') return NAMED[e]!;
-    const cp = e[1] === 'x' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
-    return cp <= 0x10ffff ? String.fromCodePoint(cp) : m;
-  });
 }
 
 // ---- navigation helpers -------------------------------------------------------------
