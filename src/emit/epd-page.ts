@@ -37,7 +37,12 @@ export function planEpdPages(epds: readonly Dataset[], cfg: ResolvedConfig, refe
     return {
       path: epdPageFile(uuid),
       contentType: HTML_TYPE,
-      source: { make: async () => Buffer.from(renderEpdPage(d, readLciaResults(await readInput(d.file)), ctx)) },
+      source: {
+        make: async () => {
+          const at = d.lcia && { span: d.lcia, sha256: d.sha256 };
+          return Buffer.from(renderEpdPage(d, readLciaResults(await readInput(d.file), at), ctx));
+        },
+      },
       key: `page:${key}`,
     };
   });
