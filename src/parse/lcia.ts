@@ -70,7 +70,7 @@ export interface LciaAt {
  * scanners do not read is parsed whole. A document that does not parse has no results to show.
  */
 export function readLciaResults(bytes: Uint8Array, at?: LciaAt): LciaResult[] {
-  const recorded = at && lciaDocumentIn(bytes, at);
+  const recorded = at && recordedLciaDocument(bytes, at);
   if (recorded !== undefined) return resultsOf(recorded, () => recorded);
   // Scanned as bytes: only the LCIAResults element is decoded.
   const src = viewXml(bytes) ?? decodeXml(bytes);
@@ -88,7 +88,7 @@ function resultsOf(lcia: string | undefined, whole: () => string): LciaResult[] 
 }
 
 /** The LCIA document at a recorded span; undefined unless the bytes are the ones it was recorded in (a changed file). */
-function lciaDocumentIn(bytes: Uint8Array, { span, sha256 }: LciaAt): string | undefined {
+export function recordedLciaDocument(bytes: Uint8Array, { span, sha256 }: LciaAt): string | undefined {
   const [r0, r1, l0, l1] = span;
   const n = bytes.length;
   if (!(r0 >= 0 && r0 < r1 && r1 <= n && (l1 <= l0 || (l0 >= r1 && l1 <= n)))) return undefined;
