@@ -3,12 +3,12 @@ import type { Dataset } from '../catalog/build.js';
 import type { ReferenceReport } from '../catalog/references.js';
 import type { ResolvedConfig } from '../config/load.js';
 import { pickText, type LangText } from '../parse/extract.js';
-import { ADDITIONAL_INDICATORS, MODULE_ORDER, type LciaResult } from '../parse/lcia.js';
+import { ADDITIONAL_INDICATORS, MODULE_ORDER, readLciaResults, type LciaResult } from '../parse/lcia.js';
+import { readInput } from '../read/zip.js';
 import { datasetFile, epdPageFile, epdPageUrl, HTML_TYPE, nodeUrl, PROCESSES, SUB_URL, v1EpdFile } from '../site/routes.js';
 import { GENERATOR_NAME, GENERATOR_VERSION } from '../version.js';
 import { best, esc, inLang } from './html.js';
 import { publishedDocuments, type PlannedFile } from './files.js';
-import { lciaResultsOf, MIN_PAGES_FOR_WORKERS } from './lcia-workers.js';
 
 /** Bump when the page's layout changes, so an incremental build does not reuse older pages. */
 const PAGE_FORMAT = 'epdpage/2';
@@ -27,7 +27,6 @@ interface PageContext {
  * document when it is written: one document in memory at a time, whatever the size of the node.
  */
 export function planEpdPages(epds: readonly Dataset[], cfg: ResolvedConfig, references?: ReferenceReport): PlannedFile[] {
-  const offload = epds.length >= MIN_PAGES_FOR_WORKERS;
   return epds.map((d) => {
     const uuid = d.header.uuid;
     const ctx: PageContext = { cfg, ...publishedDocuments(uuid, cfg, references) };
@@ -41,7 +40,7 @@ export function planEpdPages(epds: readonly Dataset[], cfg: ResolvedConfig, refe
       source: {
         make: async () => {
           const at = d.lcia && { span: d.lcia, sha256: d.sha256 };
-          return Buffer.from(renderEpdPage(d, await lciaResultsOf(d.file, at, offload), ctx));
+          return Buffer.from(renderEpdPage(d, readLciaResults(await readInput(d.file), at), ctx));
         },
       },
       key: `page:${key}`,
