@@ -24,7 +24,8 @@ interface PageContext {
 
 /**
  * One page per EPD (`epd/<uuid>/index.html`). The LCIA results are not in the index, so each page reads its EPD
- * document when it is written: one document in memory at a time, whatever the size of the node.
+ * document when it is written: one document in memory at a time, whatever the size of the node. Where the reader
+ * recorded the LCIA element's span (Dataset.lcia), only that is cut out and scanned (readLciaResults).
  */
 export function planEpdPages(epds: readonly Dataset[], cfg: ResolvedConfig, references?: ReferenceReport): PlannedFile[] {
   return epds.map((d) => {
