@@ -2,6 +2,7 @@ import type { Finding } from '../findings.js';
 import type { ShapeLimits } from '../parse/wellformed.js';
 import { cmp } from '../findings.js';
 import { finding } from '../messages/finding.js';
+import type { LciaSpan } from '../parse/body.js';
 import type { DatasetHeader } from '../parse/extract.js';
 import { compareVersions, DATASET_TYPES, type DatasetType } from '../parse/ilcd.js';
 import { findingAt, inputLabel, type InputFile } from '../read/inputs.js';
@@ -27,6 +28,8 @@ export interface Dataset {
   sha256: string;
   /** EPDs: declared unit via reference flow → flow property → unit group (src/catalog/references.ts). */
   declaredUnit?: DeclaredUnit;
+  /** EPDs: where their page finds the LCIA results in the file, if the reader recorded it (ReadOutcome.lcia). */
+  lcia?: LciaSpan;
 }
 
 export interface Catalog {
@@ -143,7 +146,7 @@ export async function buildCatalog(
     append(findings, o.findings);
     if (o.header && o.sha256) {
       stats.datasetsRead++;
-      accepted.push({ header: o.header, file, sha256: o.sha256 });
+      accepted.push({ header: o.header, file, sha256: o.sha256, ...(o.lcia ? { lcia: o.lcia } : {}) });
     } else if (o.skipped) stats.skippedFiles++;
     else stats.rejectedFiles++;
   });

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Finding, Severity } from '../findings.js';
 import { extractDataset, type DatasetHeader } from '../parse/extract.js';
 import { decodeXml, viewXml, type ByteView } from '../parse/safety.js';
-import { readIndexOnly } from '../parse/body.js';
+import { readIndexOnly, type LciaSpan } from '../parse/body.js';
 import { parseChecked, position, type ParseResult } from '../parse/xml.js';
 import { checkWellFormed, DEFAULT_SHAPE_LIMITS, type ShapeLimits, type WellFormed } from '../parse/wellformed.js';
 import { finding } from '../messages/finding.js';
@@ -19,6 +19,8 @@ export interface ReadOutcome {
   /** sha256 of the bytes read, accepted or not: how a fresh checkout (new mtimes) is recognised. */
   digest?: string;
   skipped?: boolean;
+  /** Accepted EPDs read by the byte scanner: where their page finds the LCIA results again (byte offsets, LciaSpan). */
+  lcia?: LciaSpan;
 }
 
 /** Plain data only: it crosses into worker threads (src/catalog/pool.ts). */
@@ -97,6 +99,7 @@ export function addXsdFindings(o: ReadOutcome, found: readonly Finding[], file: 
   if (fs.some((f) => f.severity === 'error')) {
     delete o.header;
     delete o.sha256;
+    delete o.lcia;
   }
 }
 
@@ -200,8 +203,12 @@ export function readDocument(
     { rules: v?.rules ?? true, disabledRules: v?.disabledRules ?? [], ...(opts.now ? { now: opts.now } : {}) },
   ).map((f) => ({ ...f, ...findingAt(file) }));
   const ok = !findings.some((f) => f.severity === 'error');
+  // Byte offsets (of a view, not of decoded text), shifted past a BOM: the page reads the file's bytes.
+  const span = typeof view === 'string' ? undefined : quick?.lcia;
+  const bom = bytes.length - (typeof view === 'string' ? bytes.length : view.bytes.length);
+  const lcia: { lcia?: LciaSpan } = span ? { lcia: [span[0] + bom, span[1] + bom, span[2] + bom, span[3] + bom] } : {};
   return {
-    outcome: outcome(ok ? { findings, header, sha256: digest } : { findings }),
+    outcome: outcome(ok ? { findings, header, sha256: digest, ...lcia } : { findings }),
     get text() {
       return textOf();
     },

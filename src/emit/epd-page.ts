@@ -24,7 +24,8 @@ interface PageContext {
 
 /**
  * One page per EPD (`epd/<uuid>/index.html`). The LCIA results are not in the index, so each page reads its EPD
- * document when it is written: one document in memory at a time, whatever the size of the node.
+ * document when it is written: one document in memory at a time, whatever the size of the node. Where the reader
+ * recorded the LCIA element's span (Dataset.lcia), only that is cut out and scanned (readLciaResults).
  */
 export function planEpdPages(epds: readonly Dataset[], cfg: ResolvedConfig, references?: ReferenceReport): PlannedFile[] {
   return epds.map((d) => {
@@ -37,7 +38,12 @@ export function planEpdPages(epds: readonly Dataset[], cfg: ResolvedConfig, refe
     return {
       path: epdPageFile(uuid),
       contentType: HTML_TYPE,
-      source: { make: async () => Buffer.from(renderEpdPage(d, readLciaResults(await readInput(d.file)), ctx)) },
+      source: {
+        make: async () => {
+          const at = d.lcia && { span: d.lcia, sha256: d.sha256 };
+          return Buffer.from(renderEpdPage(d, readLciaResults(await readInput(d.file), at), ctx));
+        },
+      },
       key: `page:${key}`,
     };
   });

@@ -32,9 +32,23 @@ export interface SplitDocument {
    * there is none); undefined when the head may hide markup (an open comment, CDATA or PI): parse the whole document.
    */
   lciaDocument(): string | undefined;
+  /** Where lciaDocument's parts lie in the scanned text (see LciaSpan); undefined as lciaDocument. */
+  lciaSpan(): LciaSpan | undefined;
   /** References in the body, with the XPaths a full parse gives them (collectRefs in extract.ts). */
   refs: Ref[];
   body: BodyFacts;
+}
+
+/**
+ * Offsets of the root start tag [0, 1) and of the `LCIAResults` element [2, 3) (equal when there is none) in a scanned
+ * text: enough to cut out lciaDocument again from the same bytes without a second scan (the EPD pages, lcia.ts).
+ */
+export type LciaSpan = readonly [number, number, number, number];
+
+/** The LCIA document of a span, its parts cut out by `slice` (decoded text of [from, to)). */
+export function lciaDocumentAt(slice: (from: number, to: number) => string, [r0, r1, l0, l1]: LciaSpan): string {
+  const start = slice(r0, r1);
+  return `${start}${l1 > l0 ? slice(l0, l1) : ''}</${/^<([^\s/>]+)/.exec(start)![1]}>`;
 }
 
 const NAME = '[A-Za-z_][\\w.\\-]*(?::[A-Za-z_][\\w.\\-]*)?';
@@ -107,7 +121,8 @@ export function splitProcess(src: string | ByteView): SplitDocument | undefined 
   if (!rootScope) return undefined;
   const rootNs = rootScope.get(prefixOf(rootQName)) ?? '';
   if (rootNs !== NS.process || localOf(rootQName) !== 'processDataSet') return undefined;
-  const rootStart = slice(rootAt, TOKEN.lastIndex);
+  const rootEnd = TOKEN.lastIndex;
+  const rootStart = slice(rootAt, rootEnd);
   BODY_START.lastIndex = TOKEN.lastIndex;
   const bm = BODY_START.exec(text);
   if (!bm) return undefined;
@@ -222,10 +237,14 @@ export function splitProcess(src: string | ByteView): SplitDocument | undefined 
     refs: bodyRefs,
     body,
     lciaDocument() {
+      const span = this.lciaSpan();
+      return span && lciaDocumentAt(slice, span);
+    },
+    lciaSpan() {
       // The body was found by a search, not by the tokenizer: it must not start inside a comment, CDATA or a PI.
       const open = (a: string, b: string) => text.lastIndexOf(a, bodyAt) > text.lastIndexOf(b, bodyAt);
       if (open('<!--', '-->') || open('<![CDATA[', ']]>') || open('<?', '?>')) return undefined;
-      return `${rootStart}${lcia?.end === undefined ? '' : slice(lcia.at, lcia.end)}</${rootQName}>`;
+      return lcia?.end === undefined ? [rootAt, rootEnd, 0, 0] : [rootAt, rootEnd, lcia.at, lcia.end];
     },
     exchangesDocument(ids) {
       const spans = ids.flatMap((id) => (exchanges.has(id) ? [exchanges.get(id)!] : []));
@@ -239,6 +258,8 @@ export interface IndexOnlyRead {
   /** The head with the reference exchange(s) grafted in: all the index, the links and the rules read. */
   root: XNode;
   body: BodyFacts;
+  /** splitProcess's lciaSpan: where the EPD page finds the LCIA results again. */
+  lcia: LciaSpan | undefined;
   /** The references of the whole document, given those extracted from `root`. */
   references(fromRoot: readonly Ref[]): Ref[];
 }
@@ -268,6 +289,7 @@ export function readIndexOnly(src: string | ByteView, checked = false): IndexOnl
   return {
     root,
     body: split.body,
+    lcia: split.lciaSpan(),
     // The grafted exchanges were walked out of context: their references come from the scan, with true positions.
     references: (fromRoot) => [...fromRoot.filter((r) => !r.xpath.startsWith('/processDataSet/exchanges/')), ...split.refs],
   };

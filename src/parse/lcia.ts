@@ -1,8 +1,9 @@
-import { splitProcess } from './body.js';
+import { createHash } from 'node:crypto';
+import { lciaDocumentAt, splitProcess, type LciaSpan } from './body.js';
 import { NS } from './ilcd.js';
 import { decodeXml, viewXml } from './safety.js';
 import { texts, type LangText } from './ref.js';
-import { newToken, readToken, attributesOf } from './tokens.js';
+import { newToken, readToken, attributesOf, type Token } from './tokens.js';
 import { attr, child, childrenOf, decodeEntities, parseXml, XML_NS, type XNode } from './xml.js';
 
 /** One impact indicator of an EPD: `LCIAResults/LCIAResult` (ilcd-epd-format.md §4). */
@@ -56,28 +57,61 @@ export function extractLciaResults(root: XNode): LciaResult[] {
   });
 }
 
+/** Where an EPD's LCIA results lie in its bytes, as read for the index: the span and the digest of those bytes. */
+export interface LciaAt {
+  span: LciaSpan;
+  sha256: string;
+}
+
 /**
  * The LCIA results of an accepted process document (its well-formedness was checked when it was read). Only the
- * `LCIAResults` element is read, cut out by the body scanner (src/parse/body.ts) and scanned here (scanLcia); a
- * document the scanners do not read is parsed whole. A document that does not parse has no results to show.
+ * `LCIAResults` element is read: cut out at the span recorded when the document was read (`at`, if the bytes are
+ * still those), else found by the body scanner (src/parse/body.ts); then scanned here (scanLcia). A document the
+ * scanners do not read is parsed whole. A document that does not parse has no results to show.
  */
-export function readLciaResults(bytes: Uint8Array): LciaResult[] {
+export function readLciaResults(bytes: Uint8Array, at?: LciaAt): LciaResult[] {
+  const recorded = at && recordedLciaDocument(bytes, at);
+  if (recorded !== undefined) return resultsOf(recorded, () => recorded);
   // Scanned as bytes: only the LCIAResults element is decoded.
   const src = viewXml(bytes) ?? decodeXml(bytes);
   if ('ok' in src && !src.ok) return [];
   const view = 'ok' in src ? src.text : src;
-  const lcia = splitProcess(view)?.lciaDocument();
+  return resultsOf(splitProcess(view)?.lciaDocument(), () => (typeof view === 'string' ? view : view.decode()));
+}
+
+/** The results of an LCIA document (scanned; parsed when the scan declines), else of the whole document. */
+function resultsOf(lcia: string | undefined, whole: () => string): LciaResult[] {
   const quick = lcia === undefined ? undefined : scanLcia(lcia);
   if (quick) return quick;
-  const parsed = parseXml(lcia ?? (typeof view === 'string' ? view : view.decode()), { checked: true });
+  const parsed = parseXml(lcia ?? whole(), { checked: true });
   return parsed.ok ? extractLciaResults(parsed.root) : [];
+}
+
+/** The LCIA document at a recorded span; undefined unless the bytes are the ones it was recorded in (a changed file). */
+export function recordedLciaDocument(bytes: Uint8Array, { span, sha256 }: LciaAt): string | undefined {
+  const [r0, r1, l0, l1] = span;
+  const n = bytes.length;
+  if (!(r0 >= 0 && r0 < r1 && r1 <= n && (l1 <= l0 || (l0 >= r1 && l1 <= n)))) return undefined;
+  if (createHash('sha256').update(bytes).digest('hex') !== sha256) return undefined;
+  const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return lciaDocumentAt((a, b) => buf.toString('utf8', a, b), span);
 }
 
 /** An open element of scanLcia: its namespace scope and what it is to the results. */
 interface Open {
-  qname: string;
   scope: Map<string, string>;
   role: 'lcia' | 'result' | 'method' | 'other' | 'unit' | 'description' | 'amount' | undefined;
+  lang?: string;
+  amount?: LciaResult['amounts'][number];
+}
+
+/** A start tag as scanLcia reads it: worked out once per document for each distinct tag text and parent scope. */
+interface Tag {
+  scope: Map<string, string>;
+  ns: string;
+  local: string;
+  /** [`local` or `{uri}local`, value trimmed and entities decoded] per attribute, in document order. */
+  attrs: [string, string][];
 }
 
 /**
@@ -91,8 +125,10 @@ export function scanLcia(doc: string): LciaResult[] | undefined {
   const P = NS.process;
   const t = newToken();
   const stack: Open[] = [];
-  const out: LciaResult[] = [];
-  let result: (LciaResult & { seen: Set<string> }) | undefined;
+  const out: (LciaResult & { seen: number })[] = [];
+  // Exports repeat the same tags (`<epd:amount xmlns:epd="..." epd:module="A1-A3">` in every result): each is read once.
+  const tags = new Map<Map<string, string>, Map<string, Tag>>();
+  let result: (LciaResult & { seen: number }) | undefined;
   let textFrom = -1;
   let i = text.indexOf('<');
   while (i >= 0) {
@@ -105,64 +141,50 @@ export function scanLcia(doc: string): LciaResult[] | undefined {
       if (textFrom >= 0) {
         const value = decodeEntities(text.slice(textFrom, i).trim()).trim();
         textFrom = -1;
-        const lang = (top as Open & { lang?: string }).lang;
         const parent = stack[stack.length - 1]!;
-        if (top!.role === 'amount') (top as Open & { amount: LciaResult['amounts'][number] }).amount.value = value;
-        else if (value !== '') (parent.role === 'method' ? result!.names : result!.units).push({ lang: lang ?? 'en', value });
+        if (top!.role === 'amount') top!.amount!.value = value;
+        else if (value !== '') (parent.role === 'method' ? result!.names : result!.units).push({ lang: top!.lang ?? 'en', value });
       }
-      if (top!.role === 'amount') {
-        const a = (top as Open & { amount: LciaResult['amounts'][number] }).amount;
-        if (a.module) result!.amounts.push(a);
-      }
+      if (top!.role === 'amount' && top!.amount!.module) result!.amounts.push(top!.amount!);
     } else {
-      const list = t.attrsTo > t.attrsFrom ? attributesOf(text.slice(t.attrsFrom, t.attrsTo)) : [];
-      let scope = top?.scope ?? ROOT_SCOPE;
-      for (const [n, v] of list) {
-        if (n !== 'xmlns' && !n.startsWith('xmlns:')) continue;
-        if (scope === (top?.scope ?? ROOT_SCOPE)) scope = new Map(scope);
-        scope.set(n === 'xmlns' ? '' : n.slice(6), decodeEntities(v.trim()));
-      }
-      const colon = t.qname.indexOf(':');
-      const ns = scope.get(colon < 0 ? '' : t.qname.slice(0, colon)) ?? '';
-      const local = colon < 0 ? t.qname : t.qname.slice(colon + 1);
-      const is = (n: string, l: string) => ns === n && local === l;
-      const first = (key: string) => !result!.seen.has(key) && !!result!.seen.add(key);
+      // An element inside a text read (a description's or an amount's).
+      if (textFrom >= 0) return undefined;
+      const parentScope = top?.scope ?? ROOT_SCOPE;
+      let known = tags.get(parentScope);
+      if (!known) tags.set(parentScope, (known = new Map<string, Tag>()));
+      const key = text.slice(i + 1, t.attrsTo);
+      let tag = known.get(key);
+      if (!tag) known.set(key, (tag = readTag(text, t, parentScope)));
+      const { ns, local } = tag;
       const pr = top?.role;
       let role: Open['role'];
       // The document holds one LCIAResults, the root's only child (SplitDocument.lciaDocument).
-      if (stack.length === 1 && is(P, 'LCIAResults')) role = 'lcia';
-      else if (pr === 'lcia' && is(P, 'LCIAResult')) role = 'result';
-      else if (pr === 'result' && is(P, 'referenceToLCIAMethodDataSet') && first('method')) role = 'method';
-      else if (pr === 'result' && is(NS.common, 'other') && first('other')) role = 'other';
-      else if (pr === 'other' && is(NS.epd, 'referenceToUnitGroupDataSet') && first('unit')) role = 'unit';
-      else if (pr === 'other' && is(NS.epd, 'amount')) role = 'amount';
-      else if ((pr === 'method' || pr === 'unit') && is(NS.common, 'shortDescription')) role = 'description';
-      else if (textFrom >= 0) return undefined; // an element inside a text read
-      if (role === 'description' || role === 'amount') {
-        if (textFrom >= 0) return undefined;
-        if (!t.empty) textFrom = t.end;
-      }
-      const attr = (key: string) => {
-        for (const [n, v] of list) {
-          const c = n.indexOf(':');
-          const k = c < 0 ? n : `{${scope.get(n.slice(0, c))}}${n.slice(c + 1)}`;
-          if (k === key) return decodeEntities(v.trim());
-        }
-        return undefined;
-      };
-      const open: Open & { lang?: string; amount?: LciaResult['amounts'][number] } = { qname: t.qname, scope, role };
+      if (stack.length === 1) role = ns === P && local === 'LCIAResults' ? 'lcia' : undefined;
+      else if (pr === 'lcia') role = ns === P && local === 'LCIAResult' ? 'result' : undefined;
+      else if (pr === 'result') {
+        // Only the first method reference and the first common:other of a result count.
+        if (ns === P && local === 'referenceToLCIAMethodDataSet' && !(result!.seen & 1)) role = 'method';
+        else if (ns === NS.common && local === 'other' && !(result!.seen & 2)) role = 'other';
+        if (role) result!.seen |= role === 'method' ? 1 : 2;
+      } else if (pr === 'other' && ns === NS.epd) {
+        if (local === 'referenceToUnitGroupDataSet' && !(result!.seen & 4)) role = 'unit';
+        else if (local === 'amount') role = 'amount';
+        if (role === 'unit') result!.seen |= 4;
+      } else if ((pr === 'method' || pr === 'unit') && ns === NS.common && local === 'shortDescription') role = 'description';
+      if ((role === 'description' || role === 'amount') && !t.empty) textFrom = t.end;
+      const open: Open = { scope: tag.scope, role };
       if (role === 'result') {
-        result = { names: [], units: [], amounts: [], seen: new Set() };
+        result = { names: [], units: [], amounts: [], seen: 0 };
         out.push(result);
       } else if (role === 'method') {
-        const method = attr('refObjectId')?.trim().toLowerCase();
+        const method = attrOf(tag, 'refObjectId')?.trim().toLowerCase();
         if (method) result!.method = method;
       } else if (role === 'description') {
-        const l = attr(`{${XML_NS}}lang`);
+        const l = attrOf(tag, XML_LANG);
         open.lang = l ? l.toLowerCase() : 'en';
       } else if (role === 'amount') {
-        const module = attr(`{${NS.epd}}module`)?.trim();
-        const scenario = attr(`{${NS.epd}}scenario`)?.trim();
+        const module = attrOf(tag, EPD_MODULE)?.trim();
+        const scenario = attrOf(tag, EPD_SCENARIO)?.trim();
         open.amount = { module: module ?? '', ...(scenario ? { scenario } : {}), value: '' };
       }
       if (t.empty) {
@@ -175,4 +197,39 @@ export function scanLcia(doc: string): LciaResult[] | undefined {
   return out.map((r) => ({ ...(r.method ? { method: r.method } : {}), names: r.names, units: r.units, amounts: r.amounts }));
 }
 
+const XML_LANG = `{${XML_NS}}lang`;
+const EPD_MODULE = `{${NS.epd}}module`;
+const EPD_SCENARIO = `{${NS.epd}}scenario`;
 const ROOT_SCOPE = new Map([['xml', XML_NS]]);
+
+/** The scope, name and attributes of a start tag (`t`, read at its `<` in `text`) under its parent's scope. */
+function readTag(text: string, t: Token, parent: Map<string, string>): Tag {
+  const list = t.attrsTo > t.attrsFrom ? attributesOf(text.slice(t.attrsFrom, t.attrsTo)) : [];
+  let scope = parent;
+  for (const [n, v] of list) {
+    if (n !== 'xmlns' && !n.startsWith('xmlns:')) continue;
+    const p = n === 'xmlns' ? '' : n.slice(6);
+    const uri = decodeEntities(v.trim());
+    // A declaration that changes nothing (exports repeat the root's on every epd:amount) keeps the parent's scope.
+    if (scope.get(p) === uri) continue;
+    if (scope === parent) scope = new Map(scope);
+    scope.set(p, uri);
+  }
+  const colon = t.qname.indexOf(':');
+  const attrs = list.map(([n, v]): [string, string] => {
+    const c = n.indexOf(':');
+    return [c < 0 ? n : `{${scope.get(n.slice(0, c))}}${n.slice(c + 1)}`, decodeEntities(v.trim())];
+  });
+  return {
+    scope,
+    ns: scope.get(colon < 0 ? '' : t.qname.slice(0, colon)) ?? '',
+    local: colon < 0 ? t.qname : t.qname.slice(colon + 1),
+    attrs,
+  };
+}
+
+/** The first attribute of a tag by `local` or `{uri}local`. */
+function attrOf(tag: Tag, key: string): string | undefined {
+  for (const [k, v] of tag.attrs) if (k === key) return v;
+  return undefined;
+}

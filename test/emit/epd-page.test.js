@@ -7,12 +7,13 @@ import * as assert from 'uvu/assert';
 import { build } from '../../dist/index.js';
 import { HTML_TYPE, ROUTES, siteContentType } from '../../dist/site/routes.js';
 import { buildExample, cleanup, EXAMPLE_DATA, REAL_EPDS, success, tmp, walkFiles } from '../helpers/index.js';
+import { zipExports } from '../helpers/zip.js';
 
 const BASE = 'http://localhost:8080';
 const page = suite('EPD pages');
-let out;
+let out, result;
 page.before(async () => {
-  ({ out } = await buildExample({ zipExport: true }));
+  ({ out, result } = await buildExample({ zipExport: true }));
 });
 page.after(cleanup);
 
@@ -137,6 +138,26 @@ page('the catalogue links each EPD to its page; pages are a route of the routes 
     .filter((f) => f.startsWith('epd/') && f !== 'epd/index.json' && !/\.(gz|br)$/.test(f));
   assert.is(pages.length, REAL_EPDS.length, 'one page per EPD (its .gz/.br copies aside)');
   for (const f of pages) assert.is(siteContentType(f), HTML_TYPE);
+});
+
+// The page cuts the LCIA results out at the span recorded when the EPD was read (Dataset.lcia), from plain files and
+// ZIP entries alike; without one it scans the body again. Either way the same bytes.
+page('pages made at the recorded span equal those made by scanning the body again; ZIP inputs alike', async () => {
+  const { planEpdPages } = await import('../../dist/emit/epd-page.js');
+  const epds = result.catalog.epds;
+  assert.ok(epds.length >= 5 && epds.every((d) => d.lcia), 'every EPD has its span');
+  const made = (ds) => Promise.all(planEpdPages(ds, result.config, result.references).map((p) => p.source.make()));
+  const rescanned = await made(epds.map(({ lcia: _, ...d }) => d));
+  const fromSpan = await made(epds);
+  epds.forEach((d, i) => {
+    assert.ok(Buffer.from(rescanned[i]).equals(Buffer.from(fromSpan[i])), d.header.uuid);
+    assert.ok(Buffer.from(fromSpan[i]).equals(readFileSync(join(out, 'epd', d.header.uuid, 'index.html'))), d.header.uuid);
+  });
+  const zips = tmp();
+  zipExports(EXAMPLE_DATA, zips);
+  const { out: zipOut, result: zipped } = await buildExample({ zipExport: true, inputs: [zips] });
+  assert.ok(zipped.catalog.epds.length >= 5 && zipped.catalog.epds.every((d) => d.file.zip && d.lcia), 'spans of ZIP entries');
+  for (const d of epds) assert.is(html(zipOut, d.header.uuid), html(out, d.header.uuid), d.header.uuid);
 });
 
 page('only the v1 path set: the page links the v1 document; no soda4LCA, PDF or ZIP URL, whatever the references hold', async () => {

@@ -4,7 +4,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { extractLciaResults, readLciaResults, scanLcia } from '../../dist/parse/lcia.js';
+import { extractLciaResults, readLciaResults, recordedLciaDocument, scanLcia } from '../../dist/parse/lcia.js';
+import { readDocument } from '../../dist/catalog/read.js';
+import { viewXml } from '../../dist/parse/safety.js';
 import { splitProcess } from '../../dist/parse/body.js';
 import { parseXml } from '../../dist/parse/xml.js';
 import { EXAMPLE_DATA, REAL_EPDS, success } from '../helpers/index.js';
@@ -101,12 +103,79 @@ for (const [name, variant] of Object.entries(LCIA_VARIANTS)) {
   });
 }
 
+test('scanLcia reads a tag in the scope it is in: the same tags under a redeclared prefix are no EPD amounts', () => {
+  // The body scanner refuses such documents (a prefix bound twice), so scanLcia is fed the LCIA document itself.
+  const doc = splitProcess(ibu).lciaDocument().replace('<common:other>', '<common:other xmlns:epd="urn:example:not-epd">');
+  const r = scanLcia(doc);
+  assert.equal(r, extractLciaResults(success(parseXml(doc)).root));
+  assert.equal([r[0].amounts.length, r[0].units.length], [0, 0]);
+  assert.ok(r[1].amounts.length > 0);
+});
+
 test('every process dataset of the examples: scanned LCIA results equal a full parse', () => {
   for (const e of REAL_EPDS) {
     const text = readFileSync(join(EXAMPLE_DATA, e.file), 'utf8');
     const doc = splitProcess(text).lciaDocument();
     assert.equal(scanLcia(doc), extractLciaResults(success(parseXml(doc)).root), e.uuid);
   }
+});
+
+// The page cuts the LCIA element out at the span the reader recorded (ReadOutcome.lcia), not by a second body scan.
+/** What the reader records for these bytes, as the page gets it (Dataset.lcia and .sha256). */
+const recorded = (bytes, opts = LEVEL_1) => {
+  const o = readDocument(bytes, { path: 'x.xml' }, opts).outcome;
+  return o.lcia && { span: o.lcia, sha256: o.sha256 };
+};
+const LEVEL_1 = { validation: { structure: false, xsd: false, rules: false, disabledRules: [] } };
+/** Today's cut: the body scanner on the bytes. */
+const scannedDoc = (bytes) => splitProcess(viewXml(bytes)).lciaDocument();
+
+test('the real EPDs: the recorded span cuts out the same LCIA document, and the same results', () => {
+  for (const e of REAL_EPDS) {
+    const bytes = readFileSync(join(EXAMPLE_DATA, e.file));
+    const at = recorded(bytes);
+    assert.ok(at, `${e.uuid}: a span is recorded`);
+    assert.equal(recorded(bytes, {}), at, `${e.uuid}: the same at every level`);
+    assert.is(recordedLciaDocument(bytes, at), scannedDoc(bytes), e.uuid);
+    assert.equal(readLciaResults(bytes, at), full(bytes.toString('utf8')), e.uuid);
+  }
+});
+
+test('the span is in bytes of the file: a BOM, comments, CDATA and non-ASCII text before the body', () => {
+  const head = ibu.replace(/(<exchanges>)/, '<!-- Überblick <x> --><![CDATA[ <LCIA> ÄÖÜ ]]>$1');
+  for (const text of [`\uFEFF${ibu}`, head, `\uFEFF${head}`]) {
+    const bytes = Buffer.from(text);
+    const at = recorded(bytes);
+    assert.ok(at);
+    assert.is(recordedLciaDocument(bytes, at), scannedDoc(bytes));
+    assert.equal(readLciaResults(bytes, at), full(ibu));
+  }
+});
+
+test('a look-alike LCIAResults in a comment before the body: no span recorded, the document is parsed', () => {
+  const bytes = Buffer.from(ibu.replace(/(<exchanges>)/, '<!-- <LCIAResults></LCIAResults> -->$1'));
+  assert.is(recorded(bytes), undefined);
+  assert.equal(readLciaResults(bytes), full(ibu));
+});
+
+test('no LCIAResults: the span holds the root alone, and there are no results', () => {
+  const bytes = Buffer.from(ibu.replace(/<LCIAResults>[\s\S]*<\/LCIAResults>/, ''));
+  const at = recorded(bytes);
+  assert.is(recordedLciaDocument(bytes, at), scannedDoc(bytes));
+  assert.equal(readLciaResults(bytes, at), []);
+});
+
+test('a file changed between read and write: the span is not used, the changed file is read as it is now', () => {
+  const before = Buffer.from(ibu);
+  const at = recorded(before);
+  // Shifted offsets, and a value changed: a cut at the old span would be misplaced.
+  const after = Buffer.from(ibu.replace(/(<exchanges>)/, '<!-- edited -->$1').replace('>6.529<', '>7.5<'));
+  assert.is(recordedLciaDocument(after, at), undefined);
+  const now = readLciaResults(after, at);
+  assert.equal(now, full(after.toString('utf8')));
+  assert.is(now[0].amounts[0].value, '7.5');
+  // A span that does not fit the bytes at all (a corrupt cache) is not used either.
+  assert.is(recordedLciaDocument(before, { ...at, span: [0, before.length + 10, 5, 2] }), undefined);
 });
 
 test.run();
