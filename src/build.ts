@@ -183,12 +183,12 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
         written = measureWritten(dir, siblings, limited.length > 0);
       },
     },
-    async (dir) => {
+    async (dir, known) => {
       // Siblings of the written documents (health, written after them, has none): docs/hosting.md#precompressed-documents.
       const packed = await planPrecompressed(dir, files, cfg.precompress);
       siblings = packed.map((f) => f.path);
       opts.onProgress?.({ phase: 'verify' });
-      health = await verifyAndDescribe(dir, catalog, cfg, builtAt, findings, references, cache.verified);
+      health = await verifyAndDescribe(dir, catalog, cfg, builtAt, findings, references, known);
       late = healthFiles(health, cfg);
       return [...packed, ...late];
     },
