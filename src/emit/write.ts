@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { chmodSync, closeSync, constants, existsSync, linkSync, mkdirSync, openSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { chmod, copyFile, link, lstat, mkdir, mkdtemp, rename, rm, stat, utimes } from 'node:fs/promises';
 import { dirname, join, parse as parsePath, resolve } from 'node:path';
@@ -8,6 +8,7 @@ import { isInside } from '../util/paths.js';
 import type { BuildCache } from '../cache/build-cache.js';
 import { copyInto, createFile, writeAll, type NewFile, type PlannedFile } from './files.js';
 import type { KnownHashes } from './health.js';
+import type { EarlyCompressor } from './precompress.js';
 import { checkWritable, MOUNT_HINT, outputFailure, removeStaleTemps, tempPrefix } from './output-dir.js';
 import { coalesce } from './stream.js';
 
@@ -28,6 +29,8 @@ export interface WriteOptions {
   what?: string;
   /** Called with the finished folder just before it is swapped in (the build manifest records it). */
   describe?: (dir: string) => void;
+  /** Told of each document with precompressed siblings as it is written. */
+  early?: EarlyCompressor;
 }
 
 /** A written tree: in place; `removed` settles (never rejects) once the tree it replaced is deleted. */
@@ -107,7 +110,14 @@ async function writeAndSwap(out: string, files: readonly PlannedFile[], o: Write
     await chmod(tmp, SITE_MODES.dir);
     const { fixFile, fixDir } = probeModes(tmp);
     const file = { mode: SITE_MODES.file, fixMode: fixFile, ...(o.mtime ? { mtime: o.mtime } : {}) };
-    const w: Writer = { dir: tmp, file, fixDir, known: new Map(), ...(o.cache ? { cache: o.cache } : {}) };
+    const w: Writer = {
+      dir: tmp,
+      file,
+      fixDir,
+      known: new Map(),
+      ...(o.cache ? { cache: o.cache } : {}),
+      ...(o.early ? { early: o.early } : {}),
+    };
     await writeFiles(w, files);
     const late = await finish(tmp, w.known);
     // With the cache: a late file with a content key (a precompressed sibling) is linked from the previous site.
@@ -184,6 +194,7 @@ interface Writer {
   cache?: BuildCache;
   /** Files whose bytes are known to be those of their `sha256:` key, by path (health need not read them). */
   known: Map<string, string>;
+  early?: EarlyCompressor;
 }
 
 /**
@@ -279,17 +290,24 @@ async function writeOne(w: Writer, f: PlannedFile): Promise<number> {
     }
   }
   // Bytes keyed by their SHA-256 (datasets, documents) are hashed as they are written: health need not read them back.
-  const hash = f.key?.startsWith('sha256:') ? createHash('sha256') : undefined;
+  // Documents with precompressed siblings too: their compression starts now, not after the whole site is written.
+  const keyed = f.key?.startsWith('sha256:') ?? false;
+  const early = !keyed && w.early?.wants(f.path);
+  const hash = keyed || early ? createHash('sha256') : undefined;
   const s = f.source;
   const made = 'make' in s ? await s.make() : undefined;
   const size = createFile(to, w.file, (fd) => {
     if ('make' in s) return writeAll(fd, made!, hash);
     if ('copy' in s) return copyInto(s.copy, fd, hash);
     if ('bytes' in s) return writeAll(fd, s.bytes, hash);
-    if ('parts' in s) return writeParts(fd, s.parts());
+    if ('parts' in s) return writeParts(fd, s.parts(), hash);
     return writeAll(fd, Buffer.from(s.text), hash);
   });
-  if (hash && hash.digest('hex') === f.key!.slice(7)) w.known.set(f.path, f.key!);
+  if (hash) {
+    const digest = hash.digest('hex');
+    if (keyed && digest === f.key!.slice(7)) w.known.set(f.path, f.key!);
+    if (early) w.early!.written(f.path, to, size, digest);
+  }
   if (cache && f.key) {
     cache.emitted(f.path, f.key, size);
     // Made, not copied (ZIP exports): kept beside the cache for a runner that has no previous site.
@@ -299,9 +317,9 @@ async function writeOne(w: Writer, f: PlannedFile): Promise<number> {
 }
 
 /** A generated document in writes of about 256 KB; returns its size in bytes. */
-function writeParts(fd: number, parts: Iterable<string>): number {
+function writeParts(fd: number, parts: Iterable<string>, hash?: Hash): number {
   let size = 0;
-  for (const chunk of coalesce(parts)) size += writeAll(fd, Buffer.from(chunk));
+  for (const chunk of coalesce(parts)) size += writeAll(fd, Buffer.from(chunk), hash);
   return size;
 }
 
