@@ -118,6 +118,28 @@ test('the site is readable by any web server user: folders 0755, files 0644, wha
   }
 });
 
+test('an input that changes after it was read fails health: the writer hashes what it copies, never trusts the key', async () => {
+  const dir = tmp();
+  cpSync(EXAMPLE_DATA, join(dir, 'data'), { recursive: true });
+  const input = join(dir, 'data', IBU.file);
+  const r = await build({
+    inputs: [join(dir, 'data')],
+    out: join(dir, 'site'),
+    cwd: dir,
+    now: NOW,
+    // Read, indexed and hashed; now changed on disk (same size) before the site is written.
+    onProgress: (e) =>
+      e.phase === 'write' && writeFileSync(input, readFileSync(input, 'utf8').replace('2-layer parquet', '2-layer PARQUET')),
+  });
+  assert.is(r.health.status, 'fail');
+  const failed = r.health.checks.filter((c) => !c.ok);
+  assert.equal(
+    failed.map((c) => c.id),
+    ['resource/processes/<uuid>', 'v1/epds/<uuid>'],
+  );
+  assert.match(failed[0].detail, IBU.uuid);
+});
+
 test('rebuilding replaces the site atomically and leaves no temporary folders', async () => {
   const base = tmp();
   const out = join(base, 'site');
