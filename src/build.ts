@@ -9,7 +9,14 @@ import { BuildManifest, describeTree, statInputs, type StampedFile, type StoredR
 import { healthFiles, verifyAndDescribe, type HealthDoc } from './emit/health.js';
 import { assertUniquePaths } from './emit/files.js';
 import { planSite } from './emit/plan.js';
-import { compressFile, ENCODING_EXT, isPrecompressedSibling, planPrecompressed, precompressible } from './emit/precompress.js';
+import {
+  compressFile,
+  EarlyCompressor,
+  ENCODING_EXT,
+  isPrecompressedSibling,
+  planPrecompressed,
+  precompressible,
+} from './emit/precompress.js';
 import { checkOutputFolder, SITE_MODES, writeSite, type WriteOptions } from './emit/write.js';
 import { removeStaleTemps, tempPrefix } from './emit/output-dir.js';
 import type { PlannedFile } from './emit/files.js';
@@ -167,9 +174,11 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   let written!: Written;
   // The written trees as the manifest records them, just before each is swapped in.
   const record = (root: string) => (dir: string) => void trees.push({ ...describeTree(dir), root: resolve(root) });
+  const early = new EarlyCompressor(cfg.precompress, (path, key) => cache.reusable(path, key));
   const { removed } = await writeSite(
     files,
     {
+      early,
       out: cfg.out,
       inputs: cfg.inputs,
       cwd,
@@ -183,12 +192,12 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
         written = measureWritten(dir, siblings, limited.length > 0);
       },
     },
-    async (dir) => {
+    async (dir, known) => {
       // Siblings of the written documents (health, written after them, has none): docs/hosting.md#precompressed-documents.
-      const packed = await planPrecompressed(dir, files, cfg.precompress);
+      const packed = await planPrecompressed(dir, files, cfg.precompress, early);
       siblings = packed.map((f) => f.path);
       opts.onProgress?.({ phase: 'verify' });
-      health = await verifyAndDescribe(dir, catalog, cfg, builtAt, findings, references, cache.verified);
+      health = await verifyAndDescribe(dir, catalog, cfg, builtAt, findings, references, known);
       late = healthFiles(health, cfg);
       return [...packed, ...late];
     },

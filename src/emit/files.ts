@@ -1,4 +1,5 @@
-import { open } from 'node:fs/promises';
+import type { Hash } from 'node:crypto';
+import { closeSync, fchmodSync, futimesSync, openSync, readSync, writeSync, writevSync } from 'node:fs';
 import type { Catalog } from '../catalog/build.js';
 import type { ReferenceReport } from '../catalog/references.js';
 import type { ResolvedConfig } from '../config/load.js';
@@ -45,21 +46,62 @@ export function assertUniquePaths(files: readonly PlannedFile[]): void {
   }
 }
 
-/** Write what a `make` source made: one buffer, or several with one writev (never copied into one). */
-export async function writeMade(path: string, made: Uint8Array | readonly Uint8Array[]): Promise<void> {
+/** How a new file of the site is created (src/emit/write.ts): its mode, whether the umask forces a chmod, its mtime. */
+export interface NewFile {
+  mode: number;
+  /** The umask (or a default ACL) takes bits away from `mode`: set it again on the open file. */
+  fixMode: boolean;
+  mtime?: Date;
+}
+
+/**
+ * Create a file and let `fill` write it through its descriptor; returns what `fill` returns (the size). Opened with its
+ * final mode, so no chmod (unless the umask forbids it) and no stat: a few system calls per file, all synchronous.
+ */
+export function createFile(path: string, o: NewFile, fill: (fd: number) => number): number {
+  const fd = openSync(path, 'w', o.mode);
+  try {
+    const size = fill(fd);
+    if (o.fixMode) fchmodSync(fd, o.mode);
+    if (o.mtime) futimesSync(fd, o.mtime, o.mtime);
+    return size;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Write buffers whole, with writev (never copied into one); returns the bytes written. `hash` sees them too. */
+export function writeAll(fd: number, made: Uint8Array | readonly Uint8Array[], hash?: Hash): number {
   // Empty buffers (an empty stored entry) are left out: a writev that writes nothing then means an error.
   const bufs = (made instanceof Uint8Array ? [made] : [...made]).filter((b) => b.length);
-  const fh = await open(path, 'w');
+  let size = 0;
+  for (const b of bufs) {
+    size += b.length;
+    hash?.update(b);
+  }
+  // A full disk ends a writev short, without an error: the rest is written again, and that write fails (ENOSPC).
+  while (bufs.length) {
+    let n = bufs.length === 1 ? writeSync(fd, bufs[0]!) : writevSync(fd, bufs);
+    if (n === 0) throw new Error('internal: nothing written');
+    while (bufs.length && n >= bufs[0]!.length) n -= bufs.shift()!.length;
+    if (n) bufs[0] = bufs[0]!.subarray(n);
+  }
+  return size;
+}
+
+/** One buffer for all copies: the writer is synchronous, and most inputs fit in one read. */
+let copyBuf: Buffer | undefined;
+
+/** Copy a file into an open one through one buffer (read, write): fewer calls than copyFile + chmod + stat. */
+export function copyInto(from: string, fd: number, hash?: Hash): number {
+  copyBuf ??= Buffer.allocUnsafe(1 << 18);
+  const src = openSync(from, 'r');
   try {
-    // A full disk ends a writev short, without an error: the rest is written again, and that write fails (ENOSPC).
-    while (bufs.length) {
-      let { bytesWritten: n } = await fh.writev(bufs);
-      if (n === 0) throw new Error(`internal: nothing written to ${path}`);
-      while (bufs.length && n >= bufs[0]!.length) n -= bufs.shift()!.length;
-      if (n) bufs[0] = bufs[0]!.subarray(n);
-    }
+    let size = 0;
+    for (let n; (n = readSync(src, copyBuf, 0, copyBuf.length, null)) > 0;) size += writeAll(fd, copyBuf.subarray(0, n), hash);
+    return size;
   } finally {
-    await fh.close();
+    closeSync(src);
   }
 }
 

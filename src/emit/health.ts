@@ -38,7 +38,10 @@ export interface HealthDoc {
   lists: { path: string; entries: number; sha256: string }[];
 }
 
-/** Content keys of files whose bytes are known without reading them (src/cache/build-cache.ts `verified`). */
+/**
+ * Content keys of files whose bytes are known without reading them, by path: hashed by the writer as it wrote them, or
+ * linked from a previous site still as that build verified it (src/emit/write.ts).
+ */
 export type KnownHashes = ReadonlyMap<string, string>;
 
 /**

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, readFileSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { constants as Z, createBrotliCompress, createGzip } from 'node:zlib';
+import { promisify } from 'node:util';
+import zlib, { constants as Z } from 'node:zlib';
 import { HEALTH_FILES, isDatasetPath, isDocumentPath, siteContentType } from '../site/routes.js';
 import type { Encoding, PrecompressConfig } from '../config/load.js';
 import type { PlannedFile } from './files.js';
@@ -94,44 +95,135 @@ export function acceptedEncodings(header: string | undefined, offered: readonly 
 }
 
 /**
+ * Documents up to this size are read whole, once for both encodings, and compressed in one call each (the same bytes
+ * as streamed: zlib and brotli output does not depend on how the input is cut); larger ones (the lists of a large
+ * node) are streamed.
+ */
+const WHOLE_MAX = 8 << 20;
+
+/** The key of a sibling: its encoding, level and the SHA-256 of its document. */
+function siblingKey(e: Encoding, digest: string): string {
+  return `${e}-${e === 'gzip' ? GZIP_LEVEL : BROTLI_QUALITY}:sha256:${digest}`;
+}
+
+/** Compressions run at once: each holds its document in memory (lists of a large node are hundreds of MB). */
+const EARLY_SLOTS = 2;
+
+/**
+ * Compresses each document as soon as the writer has written it, on the thread pool while the main thread goes on
+ * writing (the EPD pages come after the lists), instead of all at the end. The writer hashes the document as it writes
+ * it; a sibling the incremental-build cache can link from the previous site (same key) is not compressed.
+ */
+export class EarlyCompressor {
+  private readonly seen = new Map<string, { digest: string; made: Map<Encoding, Promise<Uint8Array>> }>();
+  private readonly slots: Promise<unknown>[] = Array.from({ length: EARLY_SLOTS }, () => Promise.resolve());
+  private next = 0;
+
+  constructor(
+    private readonly o: PrecompressConfig,
+    private readonly reusable?: (path: string, key: string) => readonly unknown[],
+  ) {}
+
+  /** Should the writer hash this document and report it? */
+  wants(path: string): boolean {
+    return this.o.encodings.length > 0 && precompressible(path);
+  }
+
+  /** A document is written (`abs`, its size and SHA-256): its siblings are queued. */
+  written(path: string, abs: string, size: number, digest: string): void {
+    const made = new Map<Encoding, Promise<Uint8Array>>();
+    this.seen.set(path, { digest, made });
+    const todo = this.o.encodings.filter((e) => !this.reusable?.(`${path}${ENCODING_EXT[e]}`, siblingKey(e, digest)).length);
+    if (size < this.o.minBytes || !todo.length) return;
+    const i = this.next++ % EARLY_SLOTS;
+    const job = this.slots[i]!.then(() => {
+      const bytes = size <= WHOLE_MAX ? readFileSync(abs) : undefined;
+      return todo.map((e) => compressFile(abs, e, bytes));
+    });
+    // The slot is free once its compressions are done; a failure is reported by the sibling's make.
+    this.slots[i] = job.then((ps) => Promise.allSettled(ps)).catch(() => undefined);
+    todo.forEach((e, k) => {
+      const p = job.then((ps) => ps[k]!);
+      p.catch(() => undefined);
+      made.set(e, p);
+    });
+  }
+
+  /** What the writer reported of a document: its SHA-256 and the compressions started. */
+  of(path: string): { digest: string; made: ReadonlyMap<Encoding, Promise<Uint8Array>> } | undefined {
+    return this.seen.get(path);
+  }
+}
+
+/**
  * The siblings of the written files (`dir` is the site being written): one per encoding for each precompressible file
  * of at least minBytes. Each is keyed by its encoding, level and the SHA-256 of the file, so an incremental build links
- * an unchanged file's sibling from the previous site instead of compressing again.
+ * an unchanged file's sibling from the previous site instead of compressing again. Documents the `early` compressor
+ * saw written are not read again.
  */
-export async function planPrecompressed(dir: string, files: readonly PlannedFile[], o: PrecompressConfig): Promise<PlannedFile[]> {
+export async function planPrecompressed(
+  dir: string,
+  files: readonly PlannedFile[],
+  o: PrecompressConfig,
+  early?: EarlyCompressor,
+): Promise<PlannedFile[]> {
   if (!o.encodings.length) return [];
   const out: PlannedFile[][] = [];
   const todo = files.filter((f) => precompressible(f.path)).map((f, i) => ({ f, i }));
   await pool(todo, 8, async ({ f, i }) => {
     const abs = join(dir, f.path);
-    if ((await stat(abs)).size < o.minBytes) return;
-    const sha = createHash('sha256');
-    await pipeline(createReadStream(abs), sha);
-    const digest = sha.digest('hex');
+    const size = statSync(abs).size;
+    if (size < o.minBytes) return;
+    const whole = size <= WHOLE_MAX;
+    const seen = early?.of(f.path);
+    let digest = seen?.digest;
+    if (!digest) {
+      const sha = createHash('sha256');
+      if (whole) sha.update(readFileSync(abs));
+      else await pipeline(createReadStream(abs), sha);
+      digest = sha.digest('hex');
+    }
+    const bytes = whole ? readOnce(abs, o.encodings.length) : undefined;
     out[i] = o.encodings.map((e) => ({
       path: `${f.path}${ENCODING_EXT[e]}`,
       contentType: f.contentType,
-      key: `${e}-${e === 'gzip' ? GZIP_LEVEL : BROTLI_QUALITY}:sha256:${digest}`,
-      source: { make: () => compressFile(abs, e) },
+      key: siblingKey(e, digest),
+      source: { make: () => seen?.made.get(e) ?? compressFile(abs, e, bytes?.()) },
     }));
   });
   return out.flat().filter(Boolean);
 }
 
-/** The bytes of a file in one encoding, streamed (a list of 100,000 EPDs is hundreds of MB). Deterministic. */
-export async function compressFile(abs: string, e: Encoding): Promise<Uint8Array> {
-  const size = (await stat(abs)).size;
-  const z =
-    e === 'gzip'
-      ? createGzip({ level: GZIP_LEVEL })
-      : createBrotliCompress({
-          params: { [Z.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [Z.BROTLI_PARAM_MODE]: Z.BROTLI_MODE_TEXT, [Z.BROTLI_PARAM_SIZE_HINT]: size },
-        });
-  const chunks: Buffer[] = [];
-  await pipeline(createReadStream(abs), z, async (out: AsyncIterable<Buffer>) => {
-    for await (const c of out) chunks.push(c);
-  });
-  const bytes = Buffer.concat(chunks);
+/** The bytes of a file for its `users` encodings: read by the first that asks, let go once the last has them. */
+function readOnce(abs: string, users: number): () => Buffer {
+  let held: Buffer | undefined;
+  return () => {
+    const b = (held ??= readFileSync(abs));
+    if (--users === 0) held = undefined;
+    return b;
+  };
+}
+
+const gzip = promisify(zlib.gzip);
+const brotli = promisify(zlib.brotliCompress);
+
+/** The bytes of a file in one encoding, streamed (a list of 100,000 EPDs is hundreds of MB) unless given. Deterministic. */
+export async function compressFile(abs: string, e: Encoding, given?: Uint8Array): Promise<Uint8Array> {
+  const size = given?.length ?? statSync(abs).size;
+  const gzipOptions = { level: GZIP_LEVEL };
+  const brotliOptions = {
+    params: { [Z.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [Z.BROTLI_PARAM_MODE]: Z.BROTLI_MODE_TEXT, [Z.BROTLI_PARAM_SIZE_HINT]: size },
+  };
+  let bytes: Buffer;
+  if (given) bytes = e === 'gzip' ? await gzip(given, gzipOptions) : await brotli(given, brotliOptions);
+  else {
+    const z = e === 'gzip' ? zlib.createGzip(gzipOptions) : zlib.createBrotliCompress(brotliOptions);
+    const chunks: Buffer[] = [];
+    await pipeline(createReadStream(abs), z, async (out: AsyncIterable<Buffer>) => {
+      for await (const c of out) chunks.push(c);
+    });
+    bytes = Buffer.concat(chunks);
+  }
   // zlib writes no name and mtime 0; the OS byte is where the zlib build differs (3 Unix, 10 Windows): fixed to Unix.
   if (e === 'gzip') bytes[9] = 3;
   return bytes;

@@ -2,7 +2,7 @@ import type { Dataset } from '../catalog/build.js';
 import type { ResolvedConfig } from '../config/load.js';
 import { pickText, type LangText, type Ref } from '../parse/extract.js';
 import { KNOWN_COMPLIANCE } from '../parse/ilcd.js';
-import { jsonWithItems } from './stream.js';
+import { jsonWithTexts } from './stream.js';
 import { datasetUrl, nodeUrl, PROCESSES } from '../site/routes.js';
 import { attrString, el } from './xml-writer.js';
 
@@ -48,7 +48,7 @@ export function* processListXml(epds: readonly Dataset[], cfg: ResolvedConfig, p
     `<serviceapi:dataSetList xmlns:serviceapi="${SAPI.serviceApi}" xmlns:xlink="${SAPI.xlink}" xmlns:process="${SAPI.process}" xmlns:epd="${SAPI.epd}"` +
     ` serviceapi:totalSize="${n}" serviceapi:startIndex="${startIndex}" serviceapi:pageSize="${pageSize}">\n`
   );
-  for (const d of entries) yield processEntryXml(d, cfg);
+  for (const d of entries) yield rendered(cfg, 'xml', d, processEntryXml);
   yield '</serviceapi:dataSetList>\n';
 }
 
@@ -125,13 +125,35 @@ export interface Soda4lcaJsonItem {
 /** Compact like Gson (no white space, no trailing newline). */
 export function processListJson(epds: readonly Dataset[], cfg: ResolvedConfig, page?: ListPage): Generator<string> {
   const { n, startIndex, pageSize, entries } = pageOf(epds, page);
-  return jsonWithItems(
+  return jsonWithTexts(
     { startIndex, pageSize, totalCount: n, data: [] },
     'data',
     (function* () {
-      for (const d of entries) yield processJsonItem(d, cfg);
+      for (const d of entries) yield rendered(cfg, 'json', d, (d, cfg) => JSON.stringify(processJsonItem(d, cfg)));
     })(),
   );
+}
+
+/**
+ * List entries as rendered, by configuration and dataset: the whole list and each of its pages (three page sizes by
+ * default) hold the same entries, so each is rendered once per format. Bounded: past ENTRY_BUDGET characters (about
+ * 11,000 EPDs), further entries are rendered each time.
+ */
+const rendering = new WeakMap<ResolvedConfig, { xml: WeakMap<Dataset, string>; json: WeakMap<Dataset, string>; chars: number }>();
+const ENTRY_BUDGET = 32 << 20;
+
+function rendered(cfg: ResolvedConfig, kind: 'xml' | 'json', d: Dataset, render: (d: Dataset, cfg: ResolvedConfig) => string): string {
+  let r = rendering.get(cfg);
+  if (!r) rendering.set(cfg, (r = { xml: new WeakMap(), json: new WeakMap(), chars: 0 }));
+  let text = r[kind].get(d);
+  if (text === undefined) {
+    text = render(d, cfg);
+    if (r.chars + text.length <= ENTRY_BUDGET) {
+      r[kind].set(d, text);
+      r.chars += text.length;
+    }
+  }
+  return text;
 }
 
 export function processJsonItem(d: Dataset, cfg: ResolvedConfig): Soda4lcaJsonItem {

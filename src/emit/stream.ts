@@ -4,7 +4,19 @@
  */
 
 /** `JSON.stringify(head with items under its last key, null, indent)`, one item at a time. */
-export function* jsonWithItems(head: Record<string, unknown>, key: string, items: Iterable<unknown>, indent = 0): Generator<string> {
+export function jsonWithItems(head: Record<string, unknown>, key: string, items: Iterable<unknown>, indent = 0): Generator<string> {
+  return jsonWithTexts(
+    head,
+    key,
+    (function* () {
+      for (const item of items) yield JSON.stringify(item, null, indent || undefined);
+    })(),
+    indent,
+  );
+}
+
+/** The same, with each item already given as `JSON.stringify(item, null, indent)`. */
+export function* jsonWithTexts(head: Record<string, unknown>, key: string, texts: Iterable<string>, indent = 0): Generator<string> {
   const keys = Object.keys(head);
   if (keys[keys.length - 1] !== key) throw new Error(`internal: ${key} must be the last key`);
   const empty = JSON.stringify({ ...head, [key]: [] }, null, indent || undefined);
@@ -12,8 +24,7 @@ export function* jsonWithItems(head: Record<string, unknown>, key: string, items
   yield empty.slice(0, at + 1);
   const pad = indent ? `\n${' '.repeat(2 * indent)}` : '';
   let first = true;
-  for (const item of items) {
-    const text = JSON.stringify(item, null, indent || undefined);
+  for (const text of texts) {
     yield `${first ? '' : ','}${pad}${indent ? text.replaceAll('\n', pad) : text}`;
     first = false;
   }

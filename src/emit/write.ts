@@ -1,11 +1,14 @@
-import { chmodSync, constants, existsSync, linkSync, mkdirSync, readdirSync, statSync } from 'node:fs';
-import { chmod, copyFile, link, lstat, mkdir, mkdtemp, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
-import { dirname, parse as parsePath, resolve } from 'node:path';
+import { createHash, type Hash } from 'node:crypto';
+import { chmodSync, closeSync, constants, existsSync, linkSync, mkdirSync, openSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmod, copyFile, link, lstat, mkdir, mkdtemp, rename, rm, stat, utimes } from 'node:fs/promises';
+import { dirname, join, parse as parsePath, resolve } from 'node:path';
 import { OutputError } from '../errors.js';
 import { isSafeDocumentName } from '../read/inputs.js';
 import { isInside } from '../util/paths.js';
 import type { BuildCache } from '../cache/build-cache.js';
-import { writeMade, type PlannedFile } from './files.js';
+import { copyInto, createFile, writeAll, type NewFile, type PlannedFile } from './files.js';
+import type { KnownHashes } from './health.js';
+import type { EarlyCompressor } from './precompress.js';
 import { checkWritable, MOUNT_HINT, outputFailure, removeStaleTemps, tempPrefix } from './output-dir.js';
 import { coalesce } from './stream.js';
 
@@ -26,6 +29,8 @@ export interface WriteOptions {
   what?: string;
   /** Called with the finished folder just before it is swapped in (the build manifest records it). */
   describe?: (dir: string) => void;
+  /** Told of each document with precompressed siblings as it is written. */
+  early?: EarlyCompressor;
 }
 
 /** A written tree: in place; `removed` settles (never rejects) once the tree it replaced is deleted. */
@@ -73,8 +78,11 @@ export function checkOutputFolder(o: Pick<WriteOptions, 'out' | 'inputs' | 'cwd'
   }
 }
 
-/** Adds the files that depend on what was written (health), given the folder being written. */
-type Finish = (dir: string) => Promise<readonly PlannedFile[]>;
+/**
+ * Adds the files that depend on what was written (health), given the folder being written and the files whose bytes
+ * the writer saw to be those of their `sha256:` key (by path).
+ */
+type Finish = (dir: string, known: KnownHashes) => Promise<readonly PlannedFile[]>;
 
 /**
  * The only writer: builds the whole site in a temporary sibling folder, lets `finish` add files
@@ -100,21 +108,27 @@ async function writeAndSwap(out: string, files: readonly PlannedFile[], o: Write
   try {
     // mkdtemp makes the folder 0700: web server workers (www-data, nobody) could read nothing once it is swapped in.
     await chmod(tmp, SITE_MODES.dir);
-    await writeFiles(tmp, files, o.mtime, o.cache);
-    const late = await finish(tmp);
+    const { fixFile, fixDir } = probeModes(tmp);
+    const file = { mode: SITE_MODES.file, fixMode: fixFile, ...(o.mtime ? { mtime: o.mtime } : {}) };
+    const w: Writer = {
+      dir: tmp,
+      file,
+      fixDir,
+      known: new Map(),
+      ...(o.cache ? { cache: o.cache } : {}),
+      ...(o.early ? { early: o.early } : {}),
+    };
+    await writeFiles(w, files);
+    const late = await finish(tmp, w.known);
     // With the cache: a late file with a content key (a precompressed sibling) is linked from the previous site.
-    await writeFiles(tmp, late, o.mtime, o.cache);
-    await writeFiles(
-      tmp,
-      [
-        {
-          path: MARKER_FILE,
-          contentType: 'application/json',
-          source: { text: `${JSON.stringify({ generator: 'po-node', files: files.length + late.length })}\n` },
-        },
-      ],
-      o.mtime,
-    );
+    await writeFiles(w, late);
+    await writeFiles({ ...w, cache: undefined }, [
+      {
+        path: MARKER_FILE,
+        contentType: 'application/json',
+        source: { text: `${JSON.stringify({ generator: 'po-node', files: files.length + late.length })}\n` },
+      },
+    ]);
     o.describe?.(tmp);
     const trash = await swap(tmp, out);
     // The replaced tree is deleted off the critical path: the new site is in place and the result can be reported.
@@ -171,26 +185,55 @@ async function swap(tmp: string, out: string): Promise<string[]> {
   return trash;
 }
 
-async function writeFiles(dir: string, files: readonly PlannedFile[], mtime?: Date, cache?: BuildCache): Promise<void> {
+/** Where and how one site folder is written: file and folder modes as probed there, the cache, hashes seen. */
+interface Writer {
+  dir: string;
+  file: NewFile;
+  /** The umask (or a default ACL) takes bits from new folders: chmod each. */
+  fixDir: boolean;
+  cache?: BuildCache;
+  /** Files whose bytes are known to be those of their `sha256:` key, by path (health need not read them). */
+  known: Map<string, string>;
+  early?: EarlyCompressor;
+}
+
+/**
+ * Do new files and folders in `dir` get the site's modes as created? Probed once per site (the umask, or a default
+ * ACL of the parent), so the thousands of files and folders need no chmod where they do (the usual umask 022 or 002).
+ */
+function probeModes(dir: string): { fixFile: boolean; fixDir: boolean } {
+  const d = join(dir, '.po-node-modes');
+  mkdirSync(d, SITE_MODES.dir);
+  try {
+    const f = join(d, 'f');
+    closeSync(openSync(f, 'w', SITE_MODES.file));
+    return { fixDir: (statSync(d).mode & 0o7777) !== SITE_MODES.dir, fixFile: (statSync(f).mode & 0o7777) !== SITE_MODES.file };
+  } finally {
+    rmSync(d, { recursive: true, force: true });
+  }
+}
+
+async function writeFiles(w: Writer, files: readonly PlannedFile[]): Promise<void> {
+  const { dir, cache } = w;
   const dirs = new Set<string>();
   for (const f of files) {
     // Every folder up to the site's root, intermediate ones too: mkdir applies the umask to each.
     for (let d = dirname(target(dir, f.path)); d !== dir && !dirs.has(d); d = dirname(d)) dirs.add(d);
   }
-  // Synchronous: thousands of tiny calls, nothing else to overlap with them.
+  // Synchronous: thousands of tiny calls, nothing else to overlap with them. Sorted: a parent before its children.
   for (const d of [...dirs].sort()) {
-    mkdirSync(d, { recursive: true });
-    chmodSync(d, SITE_MODES.dir);
+    mkdirSync(d, { recursive: true, mode: SITE_MODES.dir });
+    if (w.fixDir) chmodSync(d, SITE_MODES.dir);
   }
   // Same content key, same bytes: the first file of a key is written, the others become hard links to it
   // (the /v1 copy of each EPD, an EPD's PDF shared by many EPDs), so the site costs the corpus once, not thrice.
-  const lead = new Map<string, { path: string; size: number; verified: boolean }>();
+  const lead = new Map<string, { path: string; size: number }>();
   const later: PlannedFile[] = [];
   const first: PlannedFile[] = [];
   for (const f of files) {
     if (f.key && lead.has(f.key)) later.push(f);
     else {
-      if (f.key) lead.set(f.key, { path: f.path, size: 0, verified: false });
+      if (f.key) lead.set(f.key, { path: f.path, size: 0 });
       first.push(f);
     }
   }
@@ -198,25 +241,31 @@ async function writeFiles(dir: string, files: readonly PlannedFile[], mtime?: Da
   // synchronously, and known to hold the bytes of their key (health need not read them again).
   const rest: PlannedFile[] = [];
   for (const f of first) {
-    const prev = f.key && !mtime ? cache?.verifiedPrevious(f.path, f.key) : undefined;
-    if (prev && linkVerified(prev.path, target(dir, f.path))) {
+    const prev = f.key && !w.file.mtime ? cache?.verifiedPrevious(f.path, f.key) : undefined;
+    if (prev && linkTo(prev.path, target(dir, f.path))) {
       cache!.emitted(f.path, f.key!, prev.size, 'site', true);
-      Object.assign(lead.get(f.key!)!, { size: prev.size, verified: true });
+      w.known.set(f.path, f.key!);
+      lead.get(f.key!)!.size = prev.size;
     } else rest.push(f);
   }
+  // Several in flight for the files that are made (ZIP exports compress in the thread pool); the writes are synchronous.
   await pool(rest, 16, async (f) => {
-    const size = await writeOne(dir, f, mtime, cache);
+    const size = await writeOne(w, f);
     if (f.key) lead.get(f.key)!.size = size;
   });
-  await pool(later, 16, async (f) => {
-    const { path, size, verified } = lead.get(f.key!)!;
-    if (verified && linkVerified(target(dir, path), target(dir, f.path))) cache!.emitted(f.path, f.key!, size, undefined, true);
-    else if (await linkSame(target(dir, path), target(dir, f.path), size)) cache?.emitted(f.path, f.key!, size);
-    else await writeOne(dir, f, mtime, cache);
-  });
+  // The first file of each key is this build's: linked without looking at it again; a copy where linking fails (EMLINK).
+  for (const f of later) {
+    const { path, size } = lead.get(f.key!)!;
+    if (!linkTo(target(dir, path), target(dir, f.path))) await writeOne(w, f);
+    else {
+      const known = w.known.has(path);
+      if (known) w.known.set(f.path, f.key!);
+      cache?.emitted(f.path, f.key!, size, undefined, known);
+    }
+  }
 }
 
-function linkVerified(from: string, to: string): boolean {
+function linkTo(from: string, to: string): boolean {
   try {
     linkSync(from, to);
     return true;
@@ -226,8 +275,10 @@ function linkVerified(from: string, to: string): boolean {
 }
 
 /** Write one planned file (or hard-link it from the previous site or the cache when its content key is unchanged); returns its size. */
-async function writeOne(dir: string, f: PlannedFile, mtime?: Date, cache?: BuildCache): Promise<number> {
-  const to = target(dir, f.path);
+async function writeOne(w: Writer, f: PlannedFile): Promise<number> {
+  const to = target(w.dir, f.path);
+  const { cache } = w;
+  const mtime = w.file.mtime;
   if (cache && f.key) {
     for (const prev of cache.reusable(f.path, f.key)) {
       if (!(await linkSame(prev.path, to, prev.size)) && !(prev.blob && (await copySame(prev.path, to, prev.size)))) continue;
@@ -238,19 +289,37 @@ async function writeOne(dir: string, f: PlannedFile, mtime?: Date, cache?: Build
       return prev.size;
     }
   }
-  if ('copy' in f.source) await copyFile(f.source.copy, to, constants.COPYFILE_FICLONE);
-  else if ('bytes' in f.source) await writeFile(to, f.source.bytes);
-  else if ('make' in f.source) await writeMade(to, await f.source.make());
-  else if ('parts' in f.source) await writeFile(to, coalesce(f.source.parts()));
-  else await writeFile(to, f.source.text);
-  await chmod(to, SITE_MODES.file);
-  if (mtime) await utimes(to, mtime, mtime);
-  const size = f.key ? (await stat(to)).size : 0;
+  // Bytes keyed by their SHA-256 (datasets, documents) are hashed as they are written: health need not read them back.
+  // Documents with precompressed siblings too: their compression starts now, not after the whole site is written.
+  const keyed = f.key?.startsWith('sha256:') ?? false;
+  const early = !keyed && w.early?.wants(f.path);
+  const hash = keyed || early ? createHash('sha256') : undefined;
+  const s = f.source;
+  const made = 'make' in s ? await s.make() : undefined;
+  const size = createFile(to, w.file, (fd) => {
+    if ('make' in s) return writeAll(fd, made!, hash);
+    if ('copy' in s) return copyInto(s.copy, fd, hash);
+    if ('bytes' in s) return writeAll(fd, s.bytes, hash);
+    if ('parts' in s) return writeParts(fd, s.parts(), hash);
+    return writeAll(fd, Buffer.from(s.text), hash);
+  });
+  if (hash) {
+    const digest = hash.digest('hex');
+    if (keyed && digest === f.key!.slice(7)) w.known.set(f.path, f.key!);
+    if (early) w.early!.written(f.path, to, size, digest);
+  }
   if (cache && f.key) {
     cache.emitted(f.path, f.key, size);
     // Made, not copied (ZIP exports): kept beside the cache for a runner that has no previous site.
-    if ('make' in f.source) await cache.keep(to, f.key, size);
+    if (made) await cache.keep(to, f.key, size);
   }
+  return size;
+}
+
+/** A generated document in writes of about 256 KB; returns its size in bytes. */
+function writeParts(fd: number, parts: Iterable<string>, hash?: Hash): number {
+  let size = 0;
+  for (const chunk of coalesce(parts)) size += writeAll(fd, Buffer.from(chunk), hash);
   return size;
 }
 

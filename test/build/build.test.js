@@ -96,21 +96,48 @@ test('same input gives a byte-identical tree (SOURCE_DATE_EPOCH convention)', as
 });
 
 test('the site is readable by any web server user: folders 0755, files 0644, whatever the umask and input modes', async () => {
+  // 077: every created mode must be set again; 022: the created modes are right and only the inputs' own modes could
+  // come along with a copy; 002: group-writable umask.
+  for (const mask of [0o077, 0o022, 0o002]) {
+    const dir = tmp();
+    cpSync(EXAMPLE_DATA, join(dir, 'data'), { recursive: true });
+    // A private input (0600) and an executable one (0755) are copied into the site; their modes must not come along.
+    chmodSync(join(dir, 'data', IBU.file), 0o600);
+    chmodSync(join(dir, 'data', REAL_EPDS[1].file), 0o755);
+    const out = join(dir, 'site');
+    const umask = process.umask(mask);
+    try {
+      await build({ inputs: [join(dir, 'data')], out, cwd: dir, now: NOW, hosts: ['apache'] });
+      // The rebuild links unchanged files from the previous site: they keep the right mode too.
+      await build({ inputs: [join(dir, 'data')], out, cwd: dir, now: NOW, hosts: ['apache'] });
+    } finally {
+      process.umask(umask);
+    }
+    assert.equal(wrongModes(out), [], `umask ${mask.toString(8)}`);
+    assert.equal(wrongModes(`${out}-deploy`), [], `umask ${mask.toString(8)}`);
+  }
+});
+
+test('an input that changes after it was read fails health: the writer hashes what it copies, never trusts the key', async () => {
   const dir = tmp();
   cpSync(EXAMPLE_DATA, join(dir, 'data'), { recursive: true });
-  // A private input (0600) is copied into the site; its mode must not come along.
-  chmodSync(join(dir, 'data', IBU.file), 0o600);
-  const out = join(dir, 'site');
-  const umask = process.umask(0o077);
-  try {
-    await build({ inputs: [join(dir, 'data')], out, cwd: dir, now: NOW, hosts: ['apache'] });
-    // The rebuild links unchanged files from the previous site: they keep the right mode too.
-    await build({ inputs: [join(dir, 'data')], out, cwd: dir, now: NOW, hosts: ['apache'] });
-  } finally {
-    process.umask(umask);
-  }
-  assert.equal(wrongModes(out), []);
-  assert.equal(wrongModes(`${out}-deploy`), []);
+  const input = join(dir, 'data', IBU.file);
+  const r = await build({
+    inputs: [join(dir, 'data')],
+    out: join(dir, 'site'),
+    cwd: dir,
+    now: NOW,
+    // Read, indexed and hashed; now changed on disk (same size) before the site is written.
+    onProgress: (e) =>
+      e.phase === 'write' && writeFileSync(input, readFileSync(input, 'utf8').replace('2-layer parquet', '2-layer PARQUET')),
+  });
+  assert.is(r.health.status, 'fail');
+  const failed = r.health.checks.filter((c) => !c.ok);
+  assert.equal(
+    failed.map((c) => c.id),
+    ['resource/processes/<uuid>', 'v1/epds/<uuid>'],
+  );
+  assert.match(failed[0].detail, IBU.uuid);
 });
 
 test('rebuilding replaces the site atomically and leaves no temporary folders', async () => {
