@@ -321,8 +321,16 @@ export class BuildCache implements OutcomeCache {
       mkdirSync(join(this.file, '..'), { recursive: true });
       const gz = createGzip({ level: 1 });
       const done = pipeline(gz, createWriteStream(tmp));
+      // Lines are joined into chunks of about 256 kB: one zlib write per line cost more than the JSON itself.
+      let chunk = '';
+      const flush = async () => {
+        const ok = gz.write(chunk);
+        chunk = '';
+        if (!ok) await once(gz, 'drain');
+      };
       const write = async (line: string) => {
-        if (!gz.write(`${line}\n`)) await once(gz, 'drain');
+        chunk += `${line}\n`;
+        if (chunk.length >= 1 << 18) await flush();
       };
       const { format, key, root, out } = this.next;
       await write(JSON.stringify({ format, key, root, out }));
@@ -347,6 +355,7 @@ export class BuildCache implements OutcomeCache {
       }
       for (const [k, v] of Object.entries(this.next.outputs)) await write(JSON.stringify(['o', k, v]));
       for (const [k, v] of Object.entries(this.next.blobs)) await write(JSON.stringify(['b', k, v]));
+      await flush();
       gz.end();
       await done;
       renameSync(tmp, this.file);

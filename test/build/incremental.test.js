@@ -163,4 +163,43 @@ test('fresh runner: a changed config or a file with the same size but other byte
   assert.is(changed.cache.read, first.cache.read, 'config change: a full build');
 });
 
+test('pages of the EPD list: unchanged ones are linked, a changed EPD or declared unit renders its pages again', async () => {
+  const dir = tmp();
+  cpSync(EXAMPLE_DATA, join(dir, 'data'), { recursive: true });
+  writeFileSync(join(dir, 'po-node.config.json'), JSON.stringify({ paging: { pageSizes: [2] } }));
+  const extra = { config: join(dir, 'po-node.config.json') };
+  const inc = join(dir, 'site');
+  await (
+    await build({ inputs: [join(dir, 'data')], out: inc, cwd: dir, ...quiet, ...extra })
+  ).settled;
+  const pages = join(inc, 'resource/processes/pages/2');
+  // The pages themselves (their precompressed siblings follow them, by their own content key).
+  const docs = () => readdirSync(pages).filter((f) => /\.(xml|json)$/.test(f));
+  const holding = (uuid) => docs().filter((f) => readFileSync(join(pages, f), 'utf8').includes(uuid));
+  const inodes = () => new Map(docs().map((f) => [f, statSync(join(pages, f)).ino]));
+  const [e0, e1] = REAL_EPDS;
+  assert.ok(docs().length >= 6 && holding(e1.uuid).length === 2, 'several pages, one per format holds the EPD');
+
+  // One EPD changed: only its page (both formats) and the whole lists are rendered again.
+  const f1 = join(dir, 'data', e1.file);
+  writeFileSync(f1, readFileSync(f1, 'utf8').replace(/(<baseName[^>]*>)/, '$1Changed '));
+  let before = inodes();
+  await compare(dir, inc, extra);
+  for (const [f, ino] of inodes()) {
+    if (holding(e1.uuid).includes(f)) assert.is.not(ino, before.get(f), `${f} holds the changed EPD`);
+    else assert.is(ino, before.get(f), `${f} linked`);
+  }
+  assert.ok(holding('Changed ').length === 2);
+
+  // The EPD's bytes are the same, but its declared unit (the name of its reference flow) changed: its pages too.
+  const unit = JSON.parse(readFileSync(join(inc, 'resource/processes/index.json'), 'utf8')).data.find((d) => d.uuid === e0.uuid)
+    .referenceFlows[0];
+  const flow = walkFiles(join(dir, 'data')).find((f) => f.includes(`/flows/${unit.uuid}`));
+  writeFileSync(flow, readFileSync(flow, 'utf8').replace(/(<baseName[^>]*>)/, '$1Renamed '));
+  before = inodes();
+  await compare(dir, inc, extra);
+  assert.ok(holding(e0.uuid).every((f) => inodes().get(f) !== before.get(f)));
+  assert.ok(holding('Renamed ').length >= 1, 'the new name is listed');
+});
+
 test.run();
