@@ -4,6 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { build } from '../../dist/index.js';
 import { cacheFile } from '../../dist/cache/build-cache.js';
+import { BuildManifest, describeTree } from '../../dist/cache/manifest.js';
 import { cleanup, EXAMPLE_DATA, REAL_EPDS, tmp, tree, walkFiles } from '../helpers/index.js';
 
 test.after.each(cleanup);
@@ -184,12 +185,18 @@ test('pages of the EPD list: unchanged ones are linked, a changed EPD or declare
   const f1 = join(dir, 'data', e1.file);
   writeFileSync(f1, readFileSync(f1, 'utf8').replace(/(<baseName[^>]*>)/, '$1Changed '));
   let before = inodes();
-  await compare(dir, inc, extra);
+  const last = await compare(dir, inc, extra);
   for (const [f, ino] of inodes()) {
     if (holding(e1.uuid).includes(f)) assert.is.not(ino, before.get(f), `${f} holds the changed EPD`);
     else assert.is(ino, before.get(f), `${f} linked`);
   }
   assert.ok(holding('Changed ').length === 2);
+  // The manifest records the files linked from the previous site by that site's record of them, not by an lstat:
+  // it still describes the site as it is (else the next build would take the unchanged site for changed).
+  await last.settled;
+  const { trees } = JSON.parse(readFileSync(new BuildManifest(cacheFile(last.config)).manifestFile, 'utf8'));
+  const byPath = (entries) => new Map(entries.map((e) => [e[0], e]));
+  assert.equal(byPath(trees[0].entries), byPath(describeTree(inc).entries));
 
   // The EPD's bytes are the same, but its declared unit (the name of its reference flow) changed: its pages too.
   const unit = JSON.parse(readFileSync(join(inc, 'resource/processes/index.json'), 'utf8')).data.find((d) => d.uuid === e0.uuid)
