@@ -5,7 +5,15 @@ import type { Catalog } from './catalog/build.js';
 import type { ReferenceReport } from './catalog/references.js';
 import type { ResolvedConfig } from './config/load.js';
 import { BuildCache, cacheFile, cacheKey, defaultCacheDir, type CacheStats } from './cache/build-cache.js';
-import { BuildManifest, describeTree, statInputs, type StampedFile, type StoredResult, type TreeRecord } from './cache/manifest.js';
+import {
+  BuildManifest,
+  describeTree,
+  statInputs,
+  type StampedFile,
+  type StoredResult,
+  type TreeEntry,
+  type TreeRecord,
+} from './cache/manifest.js';
 import { healthFiles, verifyAndDescribe, type HealthDoc } from './emit/health.js';
 import { assertUniquePaths } from './emit/files.js';
 import { planSite } from './emit/plan.js';
@@ -173,7 +181,8 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   const limited = (cfg.hosts ?? []).filter((h) => HOST_LIMITS[h]);
   let written!: Written;
   // The written trees as the manifest records them, just before each is swapped in.
-  const record = (root: string) => (dir: string) => void trees.push({ ...describeTree(dir), root: resolve(root) });
+  const record = (root: string, known?: (path: string) => TreeEntry | undefined) => (dir: string) =>
+    void trees.push({ ...describeTree(dir, known), root: resolve(root) });
   const early = new EarlyCompressor(cfg.precompress, (path, key) => cache.reusable(path, key));
   const { removed } = await writeSite(
     files,
@@ -188,7 +197,7 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
       // Measured in the finished folder, before the swap: a concurrent build of the same output may replace the
       // site right after, and the summary reports what this build wrote.
       describe: (dir) => {
-        record(cfg.out)(dir);
+        record(cfg.out, (p) => cache.linkedEntry(p))(dir);
         written = measureWritten(dir, siblings, limited.length > 0);
       },
     },

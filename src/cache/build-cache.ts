@@ -106,6 +106,8 @@ export class BuildCache implements OutcomeCache {
   private site: Map<string, TreeEntry> | undefined;
   /** Outputs linked from a previous-site file still as recorded: path -> content key (their bytes are known). */
   readonly verified = new Map<string, string>();
+  /** Content key -> the manifest's record of the previous-site file it was linked from (its inode's stat). */
+  private readonly verifiedRecords = new Map<string, TreeEntry>();
 
   /**
    * `root`: the inputs' root (config folder, else working directory); inputs are keyed relative to it.
@@ -254,7 +256,19 @@ export class BuildCache implements OutcomeCache {
     const abs = join(this.out, path);
     const st = lstatSync(abs, { throwIfNoEntry: false });
     if (!st || st.size !== rec[2] || st.mtimeMs !== rec[3] || st.ino !== rec[4] || st.mode !== rec[5]) return undefined;
+    this.verifiedRecords.set(key, rec);
     return { path: abs, size: o!.size };
+  }
+
+  /**
+   * The manifest entry of an output linked from a verified previous-site file (any path linked to it): the stat of
+   * that inode as it was checked before the link, so the new manifest needs no lstat of it. Should the file change
+   * after that check, the entry is older than the file and the next build sees a mismatch (never a false no-op).
+   */
+  linkedEntry(path: string): TreeEntry | undefined {
+    const key = this.verified.get(path);
+    const rec = key === undefined ? undefined : this.verifiedRecords.get(key);
+    return rec ? [path, 1, rec[2], rec[3], rec[4], rec[5]] : undefined;
   }
 
   emitted(path: string, key: string, size: number, from?: 'site' | 'blob', verified = false): void {
@@ -321,8 +335,16 @@ export class BuildCache implements OutcomeCache {
       mkdirSync(join(this.file, '..'), { recursive: true });
       const gz = createGzip({ level: 1 });
       const done = pipeline(gz, createWriteStream(tmp));
+      // Lines are joined into chunks of about 256 kB: one zlib write per line cost more than the JSON itself.
+      let chunk = '';
+      const flush = async () => {
+        const ok = gz.write(chunk);
+        chunk = '';
+        if (!ok) await once(gz, 'drain');
+      };
       const write = async (line: string) => {
-        if (!gz.write(`${line}\n`)) await once(gz, 'drain');
+        chunk += `${line}\n`;
+        if (chunk.length >= 1 << 18) await flush();
       };
       const { format, key, root, out } = this.next;
       await write(JSON.stringify({ format, key, root, out }));
@@ -347,6 +369,7 @@ export class BuildCache implements OutcomeCache {
       }
       for (const [k, v] of Object.entries(this.next.outputs)) await write(JSON.stringify(['o', k, v]));
       for (const [k, v] of Object.entries(this.next.blobs)) await write(JSON.stringify(['b', k, v]));
+      await flush();
       gz.end();
       await done;
       renameSync(tmp, this.file);

@@ -89,13 +89,17 @@ export function statInputs(files: readonly InputFile[]): { statAt: number; input
   return { statAt, inputs };
 }
 
-/** Every folder and file under root, with its stat (lstat: a link is not followed). Sync: thousands of tiny calls. */
-export function describeTree(root: string): TreeRecord {
+/**
+ * Every folder and file under root, with its stat (lstat: a link is not followed). Sync: thousands of tiny calls.
+ * `known`: the entry of a file whose stat is known without asking (a hard link to a file of the previous site still
+ * as recorded: same inode, so same size, mtime and mode).
+ */
+export function describeTree(root: string, known?: (path: string) => TreeEntry | undefined): TreeRecord {
   const entries: TreeEntry[] = [entry('', lstatSync(root))];
   const walk = (rel: string) => {
     for (const d of readdirSync(join(root, rel), { withFileTypes: true })) {
       const p = rel ? `${rel}/${d.name}` : d.name;
-      entries.push(entry(p, lstatSync(join(root, p))));
+      entries.push((d.isFile() ? known?.(p) : undefined) ?? entry(p, lstatSync(join(root, p))));
       if (d.isDirectory()) walk(p);
     }
   };

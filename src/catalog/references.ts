@@ -74,6 +74,7 @@ export function checkReferences(
   // Per dataset whose references were followed: whether any is missing. Each is followed, and counted, once.
   const followed = new Map<Dataset, boolean>();
   const messages = new Map<string, string>();
+  const folders = new Map<string, string>();
   // Findings are made as edges go missing; no second record of them (a million at 100,000 EPDs).
   const missingFindings: Finding[] = [];
   let external = 0;
@@ -106,14 +107,54 @@ export function checkReferences(
       resolved++;
       return;
     }
+    let folder = folders.get(what.type);
+    if (folder === undefined) folders.set(what.type, (folder = folderOf(what.type)));
     const params =
       what.type === 'digital file'
         ? ({ case: 'digital-file', uri: what.uri ?? '' } as const)
-        : ({ case: 'dataset', type: what.type, uuid: what.uuid ?? '', folder: folderOf(what.type) } as const);
+        : ({ case: 'dataset', type: what.type, uuid: what.uuid ?? '', folder } as const);
     const f = finding('reference-missing', params, { severity, ...findingAt(from.file), xpath });
     // Many EPDs miss the same dataset (an LCIA method not exported): one copy of each message.
     f.message = messages.get(f.message) ?? (messages.set(f.message, f.message), f.message);
     missingFindings.push(f);
+  };
+
+  // What a source's digital files give each EPD that reaches it: resolved once, at the first visit (its edges are
+  // counted then); later visits only take its documents and, when one is missing, fail the EPD. Sources such as a
+  // shared LCA method report are reached from most EPDs.
+  const sourceFiles = new Map<Dataset, { missing: boolean; docs: [string, SourceDocument][] }>();
+  const filesOf = (d: Dataset, epd: string) => {
+    let s = sourceFiles.get(d);
+    if (s) {
+      if (s.missing) failed.add(epd);
+      return s;
+    }
+    s = { missing: false, docs: [] };
+    for (const f of d.header.links.digitalFiles ?? []) {
+      if (/^[a-z][a-z0-9+.-]*:/i.test(f.uri)) {
+        if (!externalSeen.has(`${d.header.uuid}#${f.xpath}`)) external++;
+        externalSeen.add(`${d.header.uuid}#${f.xpath}`);
+        continue;
+      }
+      const name = documentName(f.uri);
+      const file = name ? pickDocument(docs.get(name), d.file) : undefined;
+      edge(d, f.xpath, !!file, epd, { type: 'digital file', uri: f.uri });
+      if (!file) s.missing = true;
+      if (file && name) {
+        const sd = allDocs.get(`${d.header.uuid}/${name}`) ?? { source: d, name, file };
+        allDocs.set(`${d.header.uuid}/${name}`, sd);
+        s.docs.push([`${d.header.uuid}/${name}`, sd]);
+      }
+    }
+    sourceFiles.set(d, s);
+    return s;
+  };
+  // Each dataset's references with their targets, looked up once (a flow is reached from thousands of EPDs).
+  const targets = new Map<Dataset, { r: Ref; target: Dataset | undefined }[]>();
+  const targetsOf = (d: Dataset) => {
+    let t = targets.get(d);
+    if (!t) targets.set(d, (t = d.header.references.filter((r) => r.uuid).map((r) => ({ r, target: lookup(r) }))));
+    return t;
   };
 
   for (const epd of catalog.epds) {
@@ -122,33 +163,15 @@ export function checkReferences(
     const visit = (d: Dataset, depth: number) => {
       const known = datasets.has(d);
       datasets.add(d);
-      if (d.header.type === 'source') {
-        for (const f of d.header.links.digitalFiles ?? []) {
-          if (/^[a-z][a-z0-9+.-]*:/i.test(f.uri)) {
-            if (!externalSeen.has(`${d.header.uuid}#${f.xpath}`)) external++;
-            externalSeen.add(`${d.header.uuid}#${f.xpath}`);
-            continue;
-          }
-          const name = documentName(f.uri);
-          const file = name ? pickDocument(docs.get(name), d.file) : undefined;
-          edge(d, f.xpath, !!file, epd.header.uuid, { type: 'digital file', uri: f.uri });
-          if (file && name) {
-            const sd = allDocs.get(`${d.header.uuid}/${name}`) ?? { source: d, name, file };
-            allDocs.set(`${d.header.uuid}/${name}`, sd);
-            documents.set(`${d.header.uuid}/${name}`, sd);
-          }
-        }
-      }
+      if (d.header.type === 'source') for (const [k, sd] of filesOf(d, epd.header.uuid).docs) documents.set(k, sd);
       if (known || depth >= REFERENCE_DEPTH) return;
       const before = followed.get(d);
       if (before) failed.add(epd.header.uuid);
       let anyMissing = false;
-      for (const r of d.header.references) {
-        if (!r.uuid) continue;
-        const target = lookup(r);
-        if (before === undefined) edge(d, r.xpath, !!target, epd.header.uuid, { type: r.type ?? '', uuid: r.uuid }, true);
+      for (const { r, target } of targetsOf(d)) {
+        if (before === undefined) edge(d, r.xpath, !!target, epd.header.uuid, { type: r.type ?? '', uuid: r.uuid! }, true);
         if (!target) anyMissing = true;
-        if (target) visit(target, depth + 1);
+        else visit(target, depth + 1);
       }
       followed.set(d, anyMissing);
     };

@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto';
+import type { Dataset } from '../catalog/build.js';
+import type { ResolvedConfig } from '../config/load.js';
 import { planDependencyFiles } from './dependencies.js';
 import { planTypeLists } from './type-lists.js';
 import { DATASET_TYPES } from '../parse/ilcd.js';
@@ -19,6 +22,7 @@ import { renderCatalogueIndex, renderIndexHtml } from './html.js';
 import { planEpdPages } from './epd-page.js';
 import { nodeInfoXml, processListJson, processListXml } from './soda4lca.js';
 import { append } from '../util/append.js';
+import { GENERATOR_VERSION } from '../version.js';
 
 export { assertUniquePaths, inputSource, type PlanContext, type PlannedFile } from './files.js';
 
@@ -28,6 +32,7 @@ export { assertUniquePaths, inputSource, type PlanContext, type PlannedFile } fr
  */
 export function planSite({ catalog, cfg, builtAt, references }: PlanContext): PlannedFile[] {
   const files: PlannedFile[] = [];
+  const listKey = listKeys(catalog.epds, cfg);
   const add = (path: string, contentType: string, source: PlannedFile['source'], key?: string) =>
     files.push({ path, contentType, source, ...(key ? { key } : {}) });
   if (cfg.pathSets.default) {
@@ -38,13 +43,15 @@ export function planSite({ catalog, cfg, builtAt, references }: PlanContext): Pl
     }
     if (references) append(files, planDependencyFiles(catalog.epds, references, { zipExport: cfg.zipExport }));
     append(files, planTypeLists(catalog, cfg));
-    add(listFile(PROCESSES, 'xml'), LIST_XML_TYPE, { parts: () => processListXml(catalog.epds, cfg) });
-    add(listFile(PROCESSES, 'json'), LIST_JSON_TYPE, { parts: () => processListJson(catalog.epds, cfg) });
+    const whole = listKey('whole');
+    add(listFile(PROCESSES, 'xml'), LIST_XML_TYPE, { parts: () => processListXml(catalog.epds, cfg) }, whole('xml'));
+    add(listFile(PROCESSES, 'json'), LIST_JSON_TYPE, { parts: () => processListJson(catalog.epds, cfg) }, whole('json'));
     for (const pageSize of cfg.paging.pageSizes) {
       for (const startIndex of pageStarts(catalog.epds.length, pageSize)) {
         const page = { startIndex, pageSize };
-        add(pageFile(pageSize, startIndex, 'xml'), LIST_XML_TYPE, { parts: () => processListXml(catalog.epds, cfg, page) });
-        add(pageFile(pageSize, startIndex, 'json'), LIST_JSON_TYPE, { parts: () => processListJson(catalog.epds, cfg, page) });
+        const key = listKey('page', startIndex, pageSize);
+        add(pageFile(pageSize, startIndex, 'xml'), LIST_XML_TYPE, { parts: () => processListXml(catalog.epds, cfg, page) }, key('xml'));
+        add(pageFile(pageSize, startIndex, 'json'), LIST_JSON_TYPE, { parts: () => processListJson(catalog.epds, cfg, page) }, key('json'));
       }
     }
     const nodeinfo = nodeInfoXml(cfg);
@@ -52,11 +59,32 @@ export function planSite({ catalog, cfg, builtAt, references }: PlanContext): Pl
   }
   if (cfg.pathSets.v1) {
     for (const d of catalog.epds) add(v1EpdFile(d.header.uuid), LIST_XML_TYPE, inputSource(d.file), `sha256:${d.sha256}`);
-    add(V1_LIST, LIST_JSON_TYPE, { parts: () => v1ListJson(catalog.epds, cfg) });
+    add(V1_LIST, LIST_JSON_TYPE, { parts: () => v1ListJson(catalog.epds, cfg) }, listKey('v1')('json'));
   }
   append(files, planEpdPages(catalog.epds, cfg, references));
   const ctx = { catalog, cfg, builtAt, ...(references ? { references } : {}) };
   add(CATALOGUE_INDEX, LIST_JSON_TYPE, { text: renderCatalogueIndex(ctx) });
   add(INDEX_HTML, HTML_TYPE, { text: renderIndexHtml(ctx) });
   return files;
+}
+
+/** Bump when the EPD lists change their content for the same EPDs and configuration. */
+const LIST_FORMAT = 1;
+
+/**
+ * Content keys of the EPD lists and their pages, so an incremental build links an unchanged page from the previous
+ * site instead of rendering it again. An entry shows the EPD's index (a function of its bytes, so its sha256) and its
+ * declared unit (resolved from other datasets); a document also shows the list's frame (which part, how many EPDs),
+ * the node and the base URL. `keys(what, start, size)(format)`: the key of one document of that part.
+ */
+export function listKeys(epds: readonly Dataset[], cfg: Pick<ResolvedConfig, 'baseUrl' | 'node'>) {
+  let entries: string[] | undefined;
+  const frame = JSON.stringify({ v: GENERATOR_VERSION, f: LIST_FORMAT, base: cfg.baseUrl ?? null, node: cfg.node, n: epds.length });
+  return (what: string, start = 0, size = epds.length) => {
+    entries ??= epds.map((d) => `${d.sha256} ${JSON.stringify(d.declaredUnit ?? null)}\n`);
+    const h = createHash('sha256').update(`${frame}\n${what} ${start} ${size}\n`);
+    for (let i = start; i < Math.min(start + size, epds.length); i++) h.update(entries[i]!);
+    const digest = h.digest('hex');
+    return (format: string) => `list:${format}:${digest}`;
+  };
 }

@@ -4,6 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { build } from '../../dist/index.js';
 import { cacheFile } from '../../dist/cache/build-cache.js';
+import { BuildManifest, describeTree } from '../../dist/cache/manifest.js';
 import { cleanup, EXAMPLE_DATA, REAL_EPDS, tmp, tree, walkFiles } from '../helpers/index.js';
 
 test.after.each(cleanup);
@@ -161,6 +162,51 @@ test('fresh runner: a changed config or a file with the same size but other byte
   assert.equal(tree(join(b, 'site')), tree(clean.out));
   const changed = await build({ cwd: b, config: join(b, 'po-node.config.json'), baseUrl: 'https://epd.example.org/node', ...quiet });
   assert.is(changed.cache.read, first.cache.read, 'config change: a full build');
+});
+
+test('pages of the EPD list: unchanged ones are linked, a changed EPD or declared unit renders its pages again', async () => {
+  const dir = tmp();
+  cpSync(EXAMPLE_DATA, join(dir, 'data'), { recursive: true });
+  writeFileSync(join(dir, 'po-node.config.json'), JSON.stringify({ paging: { pageSizes: [2] } }));
+  const extra = { config: join(dir, 'po-node.config.json') };
+  const inc = join(dir, 'site');
+  await (
+    await build({ inputs: [join(dir, 'data')], out: inc, cwd: dir, ...quiet, ...extra })
+  ).settled;
+  const pages = join(inc, 'resource/processes/pages/2');
+  // The pages themselves (their precompressed siblings follow them, by their own content key).
+  const docs = () => readdirSync(pages).filter((f) => /\.(xml|json)$/.test(f));
+  const holding = (uuid) => docs().filter((f) => readFileSync(join(pages, f), 'utf8').includes(uuid));
+  const inodes = () => new Map(docs().map((f) => [f, statSync(join(pages, f)).ino]));
+  const [e0, e1] = REAL_EPDS;
+  assert.ok(docs().length >= 6 && holding(e1.uuid).length === 2, 'several pages, one per format holds the EPD');
+
+  // One EPD changed: only its page (both formats) and the whole lists are rendered again.
+  const f1 = join(dir, 'data', e1.file);
+  writeFileSync(f1, readFileSync(f1, 'utf8').replace(/(<baseName[^>]*>)/, '$1Changed '));
+  let before = inodes();
+  const last = await compare(dir, inc, extra);
+  for (const [f, ino] of inodes()) {
+    if (holding(e1.uuid).includes(f)) assert.is.not(ino, before.get(f), `${f} holds the changed EPD`);
+    else assert.is(ino, before.get(f), `${f} linked`);
+  }
+  assert.ok(holding('Changed ').length === 2);
+  // The manifest records the files linked from the previous site by that site's record of them, not by an lstat:
+  // it still describes the site as it is (else the next build would take the unchanged site for changed).
+  await last.settled;
+  const { trees } = JSON.parse(readFileSync(new BuildManifest(cacheFile(last.config)).manifestFile, 'utf8'));
+  const byPath = (entries) => new Map(entries.map((e) => [e[0], e]));
+  assert.equal(byPath(trees[0].entries), byPath(describeTree(inc).entries));
+
+  // The EPD's bytes are the same, but its declared unit (the name of its reference flow) changed: its pages too.
+  const unit = JSON.parse(readFileSync(join(inc, 'resource/processes/index.json'), 'utf8')).data.find((d) => d.uuid === e0.uuid)
+    .referenceFlows[0];
+  const flow = walkFiles(join(dir, 'data')).find((f) => f.includes(`/flows/${unit.uuid}`));
+  writeFileSync(flow, readFileSync(flow, 'utf8').replace(/(<baseName[^>]*>)/, '$1Renamed '));
+  before = inodes();
+  await compare(dir, inc, extra);
+  assert.ok(holding(e0.uuid).every((f) => inodes().get(f) !== before.get(f)));
+  assert.ok(holding('Renamed ').length >= 1, 'the new name is listed');
 });
 
 test.run();

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { unzipSync } from 'fflate';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { documentName } from '../../dist/catalog/references.js';
+import { checkReferences, documentName } from '../../dist/catalog/references.js';
 import { createSiteServer } from '../../dist/index.js';
 import { DATASET_TYPES } from '../../dist/parse/ilcd.js';
 import { validateWithSchema } from '../../dist/schemas.js';
@@ -195,6 +195,63 @@ test('--require-dependencies turns missing references into errors that unlist th
   // Every example EPD misses at least its LCIA method datasets.
   assert.is(result.summary.epds, 0);
   assert.is(result.summary.rejected, 5);
+});
+
+/** A catalog by hand: every dataset type empty but those given. */
+/** @returns {any} */
+function catalogOf(datasets, documents = []) {
+  const byType = Object.fromEntries(DATASET_TYPES.map((t) => [t.type, datasets.filter((d) => d.header.type === t.type)]));
+  const epds = byType.process;
+  return { byType, epds, documents, findings: [], stats: { rejectedFiles: 0 } };
+}
+function ds(type, uuid, references = [], links = {}) {
+  const path = `data/${type}/${uuid}.xml`;
+  return {
+    header: { type, uuid, version: '01.00.000', names: [], references, links },
+    file: { path, abs: `/${path}`, size: 1, kind: 'xml' },
+  };
+}
+const ref = (type, uuid, xpath = '/x/ref') => ({ type, uuid, xpath, descriptions: [] });
+
+test('shared dependencies: every EPD that reaches a source or a dataset with a missing reference gets its documents and fails', () => {
+  // Two EPDs share source S (one document found, one missing, one web link) and flow F (its flow property missing).
+  const doc = { path: 'data/external_docs/report.pdf', abs: '/data/external_docs/report.pdf', size: 1, kind: 'document' };
+  const files = [
+    { uri: '../external_docs/report.pdf', xpath: '/s/file[1]' },
+    { uri: 'lost.pdf', xpath: '/s/file[2]' },
+    { uri: 'https://example.org/x.pdf', xpath: '/s/file[3]' },
+  ];
+  const S = ds('source', 'aaaaaaaa-0000-4000-8000-000000000001', [], { digitalFiles: files });
+  const F = ds('flow', 'aaaaaaaa-0000-4000-8000-000000000002', [ref('flow property data set', 'aaaaaaaa-0000-4000-8000-00000000dead')]);
+  const epd = (n) =>
+    ds('process', `bbbbbbbb-0000-4000-8000-00000000000${n}`, [ref('source data set', S.header.uuid), ref('flow data set', F.header.uuid)]);
+  const [e1, e2, e3] = [epd(1), epd(2), ds('process', 'bbbbbbbb-0000-4000-8000-000000000003', [ref('flow data set', F.header.uuid)])];
+  const { report, findings } = checkReferences(catalogOf([S, F, e1, e2, e3], [doc]), { require: false, closures: true });
+  for (const e of [e1, e2]) {
+    assert.equal(
+      report.closures.get(e.header.uuid).documents.map((d) => d.name),
+      ['report.pdf'],
+      'each EPD reaching the source has its document',
+    );
+  }
+  assert.equal(report.closures.get(e3.header.uuid).documents, []);
+  // Each distinct edge counted once: EPD -> S, EPD -> F (per EPD), F -> missing, S's two files; the web link apart.
+  assert.equal([report.total, report.missing, report.external], [5 + 3, 2, 1]);
+  assert.is(findings.filter((f) => f.ruleId === 'reference-missing').length, 2);
+  // With --require-dependencies every EPD that reaches a missing reference is unlisted, not only the first.
+  const cat = catalogOf([S, F, e1, e2, e3], [doc]);
+  checkReferences(cat, { require: true });
+  assert.equal(cat.epds, []);
+  const onlySource = catalogOf(
+    [
+      S,
+      ds('process', 'cccccccc-0000-4000-8000-000000000001', [ref('source data set', S.header.uuid)]),
+      ds('process', 'cccccccc-0000-4000-8000-000000000002', [ref('source data set', S.header.uuid)]),
+    ],
+    [doc],
+  );
+  checkReferences(onlySource, { require: true });
+  assert.equal(onlySource.epds, [], 'the missing document fails the second EPD too');
 });
 
 test('documentName takes the file name of bare, relative and encoded @uri values and refuses unsafe ones', () => {

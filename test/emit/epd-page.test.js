@@ -146,7 +146,7 @@ page('pages made at the recorded span equal those made by scanning the body agai
   const { planEpdPages } = await import('../../dist/emit/epd-page.js');
   const epds = result.catalog.epds;
   assert.ok(epds.length >= 5 && epds.every((d) => d.lcia), 'every EPD has its span');
-  const made = (ds) => Promise.all(planEpdPages(ds, result.config, result.references).map((p) => p.source.make()));
+  const made = (ds) => Promise.all(planEpdPages(ds, result.config, result.references).map((p) => /** @type {any} */ (p.source).make()));
   const rescanned = await made(epds.map(({ lcia: _, ...d }) => d));
   const fromSpan = await made(epds);
   epds.forEach((d, i) => {

@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert';
 import { compressFile, EarlyCompressor, planPrecompressed } from '../../dist/emit/precompress.js';
 import { tmp } from '../helpers/index.js';
 
+/** @type {import('../../dist/config/load.js').PrecompressConfig} */
 const CONFIG = { encodings: ['br', 'gzip'], minBytes: 1024 };
 
 /** A list of a few hundred KB: many stream chunks, so whole and streamed compression really differ in how they cut it. */
@@ -23,7 +24,7 @@ function writeList(dir) {
 test('a document compressed whole is byte-identical to the streamed compression, both encodings', async () => {
   const { abs, bytes } = writeList(tmp());
   assert.ok(bytes.length > 256 * 1024);
-  for (const e of ['gzip', 'br']) {
+  for (const e of /** @type {const} */ (['gzip', 'br'])) {
     assert.ok(Buffer.from(await compressFile(abs, e, bytes)).equals(Buffer.from(await compressFile(abs, e))), e);
   }
 });
@@ -51,7 +52,7 @@ test('early: compressed as written, unless the cache can link the sibling; the p
       [`${list.path}.gz`, `gzip-9:sha256:${list.digest}`],
     ],
   );
-  assert.ok(Buffer.from(await planned[1].source.make()).equals(streamed), 'the early bytes, not compressed again');
+  assert.ok(Buffer.from(await /** @type {any} */ (planned[1].source).make()).equals(streamed), 'the early bytes, not compressed again');
 });
 
 test('early: a document below minBytes starts no compression', () => {

@@ -122,6 +122,7 @@ test('every process dataset of the examples: scanned LCIA results equal a full p
 
 // The page cuts the LCIA element out at the span the reader recorded (ReadOutcome.lcia), not by a second body scan.
 /** What the reader records for these bytes, as the page gets it (Dataset.lcia and .sha256). */
+/** @param {Uint8Array} bytes @param {any} [opts] */
 const recorded = (bytes, opts = LEVEL_1) => {
   const o = readDocument(bytes, { path: 'x.xml' }, opts).outcome;
   return o.lcia && { span: o.lcia, sha256: o.sha256 };

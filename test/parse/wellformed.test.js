@@ -151,6 +151,7 @@ test('the byte view agrees with the decoded check: verdict, rule and position of
 
 // Names, attributes and end tags are read by char codes, handing over to the full rules where those decide: the
 // findings (message and offset) are the ones the regular-expression scanner gave.
+/** @type {[string, string, number][]} */
 const FINDINGS = [
   ['<a></ab>', 'end tag </ab> does not match <a>', 3],
   ['<ab></a>', 'end tag </a> does not match <ab>', 4],
