@@ -196,6 +196,7 @@ export function readDocument(
       get text() {
         return textOf();
       },
+      ...(typeof view === 'string' ? {} : { view }),
       root: parsed.root,
       dataset: header,
       ...(quick ? { body: quick.body } : {}),

@@ -1,10 +1,32 @@
+import type { ByteView } from './safety.js';
+
 /** Position (1-based line and column) of the nth start tag with this local name, any prefix; undefined when absent. */
 export function locateElement(text: string, localName: string, nth = 0): { line: number; col: number } | undefined {
-  const re = new RegExp(`<(?:[A-Za-z_][\\w.-]*:)?${localName.replace(/[.-]/g, '\\$&')}(?=[\\s/>])`, 'g');
+  const at = nthStartTag(text, localName, nth);
+  return at === undefined ? undefined : positionAt(text, at);
+}
+
+/**
+ * locateElement on a document's text or on its byte view (src/parse/safety.ts), without decoding the document: the
+ * tag pattern is ASCII only (XML white space after the name, not JavaScript's \s, which holds non-ASCII spaces), so it
+ * matches the same tags in both, in the same order; the line counts the same line feeds, and the column is
+ * counted in the decoded characters of that line alone. Same result as locateElement on the decoded text.
+ */
+export function locateIn(src: string | ByteView, localName: string, nth = 0): { line: number; col: number } | undefined {
+  if (typeof src === 'string') return locateElement(src, localName, nth);
+  const at = nthStartTag(src.text, localName, nth);
+  if (at === undefined) return undefined;
+  const { line } = positionAt(src.text, at);
+  const lineStart = src.text.lastIndexOf('\n', at - 1) + 1;
+  return { line, col: src.decode(lineStart, at).length + 1 };
+}
+
+function nthStartTag(text: string, localName: string, nth: number): number | undefined {
+  const re = new RegExp(`<(?:[A-Za-z_][\\w.-]*:)?${localName.replace(/[.-]/g, '\\$&')}(?=[ \\t\\r\\n/>])`, 'g');
   let m: RegExpExecArray | null;
   let k = 0;
   while ((m = re.exec(text))) {
-    if (k++ === nth) return positionAt(text, m.index);
+    if (k++ === nth) return m.index;
   }
   return undefined;
 }

@@ -1,6 +1,6 @@
 import type { Finding } from '../findings.js';
 import { findingOf } from '../messages/finding.js';
-import { locateElement } from '../parse/locate.js';
+import { locateIn } from '../parse/locate.js';
 import { ecoClassification } from './eco-classification.js';
 import { ecoCompliance } from './eco-compliance.js';
 import { ecoLciaModules } from './eco-lcia-modules.js';
@@ -46,8 +46,9 @@ export function runRules(ctx: RuleContext, rules: readonly Rule[] = RULES): Find
     }
     for (const h of hits) {
       // The element itself, else the nearest enclosing element the rule names (e.g. the parent of a missing field).
-      const pos =
-        (h.element ? locateElement(ctx.text, h.element, h.nth ?? 0) : undefined) ?? (h.near ? locateElement(ctx.text, h.near) : undefined);
+      // On the byte view where there is one: decoding a whole EPD for one line number cost more than reading it.
+      const src = ctx.view ?? ctx.text;
+      const pos = (h.element ? locateIn(src, h.element, h.nth ?? 0) : undefined) ?? (h.near ? locateIn(src, h.near) : undefined);
       const at = pos ? { line: pos.line, col: pos.col } : {};
       out.push(findingOf(rule.id, h.params, { severity: h.severity ?? rule.severity, file: ctx.file, ...at, xpath: h.xpath }));
     }

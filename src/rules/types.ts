@@ -3,11 +3,14 @@ import type { ParamsFor, RuleCode } from '../messages/catalog.js';
 import type { DatasetHeader, ProcessIndex } from '../parse/extract.js';
 import type { BodyFacts } from '../parse/body.js';
 import type { XNode } from '../parse/xml.js';
+import type { ByteView } from '../parse/safety.js';
 
 /** What a level-4 rule sees: one parsed EPD process dataset. */
 export interface RuleContext {
   file: string;
   text: string;
+  /** The document's byte view, where it was read as one: findings are located on it, and `text` is never decoded. */
+  view?: ByteView;
   /** The parsed document; an index-only read holds the head and the reference exchange(s), not the LCIA results. */
   root: XNode;
   /** LCIA result facts, from a full parse or from the body scan. */

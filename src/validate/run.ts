@@ -3,6 +3,7 @@ import { finding } from '../messages/finding.js';
 import { bodyFactsOf, type BodyFacts } from '../parse/body.js';
 import type { DatasetHeader } from '../parse/extract.js';
 import { UUID_RE } from '../parse/ilcd.js';
+import type { ByteView } from '../parse/safety.js';
 import type { XNode } from '../parse/xml.js';
 import { RULES, runRules } from '../rules/index.js';
 
@@ -10,6 +11,8 @@ export interface DocumentContext {
   /** Display path of the input file. */
   file: string;
   text: string;
+  /** The document's byte view, where it was read as one (findings are located on it, not on the decoded text). */
+  view?: ByteView;
   root: XNode;
   /** Body facts of an index-only read; computed from `root` when absent (full parse). */
   body?: BodyFacts;
@@ -50,6 +53,7 @@ export function validateDocument(ctx: DocumentContext, opts: DocumentValidationO
           get text() {
             return ctx.text;
           },
+          ...(ctx.view ? { view: ctx.view } : {}),
           root: ctx.root,
           dataset,
           body: ctx.body ?? bodyFactsOf(ctx.root),
