@@ -1,6 +1,18 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
-import { copyFile, link, lstat, readFile, rm } from 'node:fs/promises';
+import {
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+} from 'node:fs';
+import { copyFile, lstat, readFile } from 'node:fs/promises';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { pipeline } from 'node:stream/promises';
@@ -102,6 +114,7 @@ export class BuildCache implements OutcomeCache {
   private readonly next: CacheDoc;
   readonly stats: CacheStats = { byStat: 0, byContent: 0, read: 0, fromSite: 0, fromBlobs: 0 };
   private readonly blobDir: string;
+  private blobDirMade = false;
   /** The previous site as the build manifest recorded it, by path. */
   private site: Map<string, TreeEntry> | undefined;
   /** Outputs linked from a previous-site file still as recorded: path -> content key (their bytes are known). */
@@ -299,9 +312,11 @@ export class BuildCache implements OutcomeCache {
       return;
     }
     try {
-      mkdirSync(this.blobDir, { recursive: true });
-      await rm(to, { force: true });
-      await link(file, to).catch(() => copyFile(file, to));
+      // One link per kept file in the usual case (a build keeps one per EPD page): the folder is made once, and a
+      // stale blob of that name is removed only when the link finds one.
+      if (!this.blobDirMade) mkdirSync(this.blobDir, { recursive: true });
+      this.blobDirMade = true;
+      if (!linkOver(file, to)) await copyFile(file, to);
       this.next.blobs[key] = size;
     } catch {
       // Read-only or full cache folder.
@@ -388,5 +403,22 @@ export class BuildCache implements OutcomeCache {
       const p = join(this.blobDir, name);
       if (!keep.has(p)) rmSync(p, { force: true });
     }
+  }
+}
+
+/** Hard-link `from` as `to`, replacing a file there; false where no link can be made (another file system, EMLINK). */
+function linkOver(from: string, to: string): boolean {
+  try {
+    linkSync(from, to);
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return false;
+  }
+  unlinkSync(to);
+  try {
+    linkSync(from, to);
+    return true;
+  } catch {
+    return false;
   }
 }
