@@ -89,6 +89,9 @@ export function checkWellFormed(text: string, limits: ShapeLimits = DEFAULT_SHAP
   } catch (e) {
     if (!(e instanceof Malformed)) throw e;
     return { ok: false, ruleId: e.ruleId, message: e.message, offset: e.offset };
+  } finally {
+    // A name sliced from the document would keep all of it alive until the next document.
+    ATTR_NAMES.fill('');
   }
 }
 
@@ -111,7 +114,7 @@ function scan(text: string, limits: ShapeLimits, bytes: boolean): number {
   const declared: (string[] | undefined)[] = [];
   let nodes = 0;
   let rootDone = false;
-  const pos = { end: 0 };
+  const pos: Pos = { end: 0, quote: 0, n: 0 };
   const maxToken = limits.maxTokenKB * 1024;
   for (;;) {
     const lt = text.indexOf('<', i);
@@ -193,9 +196,8 @@ function scan(text: string, limits: ShapeLimits, bytes: boolean): number {
       if (rootDone) throw new Malformed('a second root element', lt);
       const name = nameAt(text, lt + 1, pos, bytes);
       if (!name) throw new Malformed('"<" not followed by a tag name (write &lt; in text)', lt);
-      const attrs = { n: 0 };
-      i = startTag(next, lt, name, pos.end, limits, bindings, declared, attrs, bytes);
-      nodes += 1 + attrs.n;
+      i = startTag(next, lt, name, pos.end, limits, bindings, declared, pos, bytes);
+      nodes += 1 + pos.n;
       if (i - lt > maxToken) {
         const what = `start tag <${name}> of ${kb(i - lt)} KB, over the ${limits.maxTokenKB} KB limit (limits.maxTokenKB)`;
         throw new Malformed(what, lt, 'xml-limit');
@@ -223,8 +225,23 @@ function kb(chars: number): string {
   return (chars / 1024).toFixed(0);
 }
 
+/**
+ * Where the scan is, shared by the helpers of one document (one object, not one per tag: the scan allocated 3.5x
+ * the document's size, and the GC that followed was a fifth of a read worker's time): the offset after what was just
+ * read, the quote of the attribute value it opened, the attributes of the start tag just read.
+ */
+interface Pos {
+  end: number;
+  quote: number;
+  n: number;
+}
+
+/** Attribute names and offsets of the start tag being read: reused from tag to tag (one document at a time). */
+const ATTR_NAMES: string[] = [];
+const ATTR_AT: number[] = [];
+
 /** The Name at `at`, or undefined; `end` is set to the offset after it. */
-function nameAt(text: string, at: number, pos: { end: number }, bytes: boolean): string | undefined {
+function nameAt(text: string, at: number, pos: Pos, bytes: boolean): string | undefined {
   // ASCII_NAME by char codes (no match array): most names; anything else goes through the regexes below.
   if (isAsciiNameStart(text.charCodeAt(at))) {
     let e = at + 1;
@@ -247,8 +264,8 @@ function nameAt(text: string, at: number, pos: { end: number }, bytes: boolean):
   return m?.[0];
 }
 
-/** The attribute (` name="` or ` name='`) at `at`: [name, quote], with `pos.end` after the quote. */
-function attributeAt(text: string, at: number, pos: { end: number }, bytes: boolean): [string, string] | RegExpExecArray | null {
+/** The attribute (` name="` or ` name='`) at `at`: its name, with `pos.end` after the quote and `pos.quote` its code. */
+function attributeAt(text: string, at: number, pos: Pos, bytes: boolean): string | null {
   // ASCII_ATTRIBUTE by char codes (no match array); where it does not match, the regexes below decide.
   let p = at;
   while (isSpace(text.charCodeAt(p))) p++;
@@ -263,7 +280,8 @@ function attributeAt(text: string, at: number, pos: { end: number }, bytes: bool
       const q = text.charCodeAt(p);
       if (q === 0x22 || q === 0x27) {
         pos.end = p + 1;
-        return [text.slice(n0, n1), q === 0x22 ? '"' : "'"];
+        pos.quote = q;
+        return text.slice(n0, n1);
       }
     }
   }
@@ -271,14 +289,17 @@ function attributeAt(text: string, at: number, pos: { end: number }, bytes: bool
   const m = ASCII_ATTRIBUTE.exec(text);
   if (m) {
     pos.end = ASCII_ATTRIBUTE.lastIndex;
-    return [m[1]!, m[2]!];
+    pos.quote = m[2]!.charCodeAt(0);
+    return m[1]!;
   }
   // A view: a non-ASCII name ends the attributes here and the tag fails to close (a verdict for the decoded text).
   if (bytes) return null;
   ATTRIBUTE.lastIndex = at;
   const full = ATTRIBUTE.exec(text);
   pos.end = ATTRIBUTE.lastIndex;
-  return full && [full[1]!, full[2]!];
+  if (!full) return null;
+  pos.quote = full[2]!.charCodeAt(0);
+  return full[1]!;
 }
 
 const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0d;
@@ -286,7 +307,7 @@ const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x09 || c === 0
 const isAsciiNameStart = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f || c === 0x3a;
 const isAsciiNameChar = (c: number) => isAsciiNameStart(c) || (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2e;
 
-/** A start (or empty-element) tag from just after its name; returns the offset after its `>`. */
+/** A start (or empty-element) tag from just after its name; returns the offset after its `>`, `pos.n` its attributes. */
 function startTag(
   next: Next,
   lt: number,
@@ -295,43 +316,42 @@ function startTag(
   limits: ShapeLimits,
   bindings: Map<string, string[]>,
   declared: (string[] | undefined)[],
-  count: { n: number },
+  pos: Pos,
   bytes: boolean,
 ): number {
-  let attrs: { name: string; at: number }[] | undefined;
+  let n = 0;
   let seen: Set<string> | undefined;
   let decl: string[] | undefined;
   const text = next.text;
-  const pos = { end: 0 };
   let p = from;
   for (;;) {
-    const m = attributeAt(text, p, pos, bytes);
-    if (!m) break;
-    const an = m[0];
-    const q = m[1];
+    const an = attributeAt(text, p, pos, bytes);
+    if (an === null) break;
     const vStart = pos.end;
-    const vEnd = text.indexOf(q, vStart);
+    const vEnd = text.indexOf(pos.quote === 0x22 ? '"' : "'", vStart);
     if (vEnd < 0) throw new Malformed(`value of attribute ${an} not closed`, p);
     const lt2 = text.indexOf('<', vStart);
     if (lt2 >= 0 && lt2 < vEnd) throw new Malformed(`"<" in the value of attribute ${an}`, lt2);
     checkReferences(next, vStart, vEnd);
-    attrs ??= [];
-    if (attrs.length >= limits.maxAttributes) {
+    if (n >= limits.maxAttributes) {
       throw new Malformed(`more than ${limits.maxAttributes} attributes on <${name}> (limits.maxAttributes)`, p, 'xml-limit');
     }
-    if (attrs.length >= 8) seen ??= new Set(attrs.map((a) => a.name));
-    if (seen ? seen.has(an) : attrs.some((a) => a.name === an)) throw new Malformed(`attribute ${an} repeated on <${name}>`, p);
+    if (n >= 8) seen ??= new Set(ATTR_NAMES.slice(0, n));
+    if (seen ? seen.has(an) : repeated(an, n)) throw new Malformed(`attribute ${an} repeated on <${name}>`, p);
     seen?.add(an);
-    attrs.push({ name: an, at: p });
+    ATTR_NAMES[n] = an;
+    ATTR_AT[n++] = p;
     if (an === 'xmlns' || an.startsWith('xmlns:')) {
       const prefix = an === 'xmlns' ? '' : an.slice(6);
-      const uri = text.slice(vStart, vEnd);
+      const list = bindings.get(prefix);
+      // Exports declare the same namespace on hundreds of elements: the binding in force is reused, not copied again.
+      const top = list?.[list.length - 1];
+      const uri = top !== undefined && top.length === vEnd - vStart && text.startsWith(top, vStart) ? top : text.slice(vStart, vEnd);
       if (prefix === 'xmlns' || (prefix === 'xml') !== (uri === XML_NS) || (prefix !== 'xml' && uri === XMLNS_NS)) {
         throw new Malformed(`reserved namespace binding ${an}="${uri}"`, p);
       }
       if (prefix && uri === '') throw new Malformed(`empty namespace name for prefix ${prefix} (XML 1.1 only)`, p);
       (decl ??= []).push(prefix);
-      const list = bindings.get(prefix);
       if (list) list.push(uri);
       else bindings.set(prefix, [uri]);
     }
@@ -344,30 +364,38 @@ function startTag(
     throw new Malformed(`start tag <${name}> malformed (attributes are name="value", separated by white space)`, p);
   }
   declared.push(decl);
-  count.n = attrs?.length ?? 0;
+  pos.n = n;
   checkQName(name, bindings, lt, 'element');
-  if (attrs) {
-    // Two prefixes bound to one namespace: the same attribute twice (Namespaces §6.3). Names made from the second
-    // prefixed attribute on (most tags have at most one: xml:lang, epd:module).
-    const key = (uri: string, qname: string) => `{${uri}}${qname.slice(qname.indexOf(':') + 1)}`;
-    let first: [string, string] | undefined;
-    let expanded: Set<string> | undefined;
-    for (const a of attrs) {
-      if (a.name === 'xmlns' || a.name.startsWith('xmlns:')) continue;
-      const uri = checkQName(a.name, bindings, a.at, 'attribute');
-      if (uri === undefined) continue;
-      if (!first) {
-        first = [uri, a.name];
-        continue;
-      }
-      expanded ??= new Set([key(...first)]);
-      const k = key(uri, a.name);
-      if (expanded.has(k)) throw new Malformed(`attribute ${k} repeated on <${name}>`, a.at);
-      expanded.add(k);
+  // Two prefixes bound to one namespace: the same attribute twice (Namespaces §6.3). Names made from the second
+  // prefixed attribute on (most tags have at most one: xml:lang, epd:module).
+  let firstUri: string | undefined;
+  let firstName = '';
+  let expanded: Set<string> | undefined;
+  for (let k = 0; k < n; k++) {
+    const a = ATTR_NAMES[k]!;
+    if (a === 'xmlns' || a.startsWith('xmlns:')) continue;
+    const uri = checkQName(a, bindings, ATTR_AT[k]!, 'attribute');
+    if (uri === undefined) continue;
+    if (firstUri === undefined) {
+      firstUri = uri;
+      firstName = a;
+      continue;
     }
+    expanded ??= new Set([expandedKey(firstUri, firstName)]);
+    const key = expandedKey(uri, a);
+    if (expanded.has(key)) throw new Malformed(`attribute ${key} repeated on <${name}>`, ATTR_AT[k]!);
+    expanded.add(key);
   }
   return end + 1;
 }
+
+/** Is `name` among the first `n` attribute names of the tag being read? */
+function repeated(name: string, n: number): boolean {
+  for (let k = 0; k < n; k++) if (ATTR_NAMES[k] === name) return true;
+  return false;
+}
+
+const expandedKey = (uri: string, qname: string) => `{${uri}}${qname.slice(qname.indexOf(':') + 1)}`;
 
 /** The namespace of a prefixed name (undefined when unprefixed); throws for an undeclared prefix or a bad QName. */
 function checkQName(qname: string, bindings: Map<string, string[]>, at: number, what: string): string | undefined {
