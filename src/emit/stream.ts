@@ -31,18 +31,25 @@ export function* jsonWithTexts(head: Record<string, unknown>, key: string, texts
   yield `${!first && indent ? `\n${' '.repeat(indent)}` : ''}${empty.slice(at + 1)}`;
 }
 
-/** Join small pieces into writes of about 256 KB. */
-export function* coalesce(parts: Iterable<string>, size = 1 << 18): Generator<string> {
-  let buf: string[] = [];
+/**
+ * Encode pieces as UTF-8 straight into one reused buffer of `size` bytes and hand it to `sink` each time it is full
+ * (the same bytes as `Buffer.from(pieces.join(''))`, without the joined string: the lists are 130 MB at 10,000 EPDs).
+ * `sink` must be done with the buffer when it returns; a piece larger than the buffer goes on its own.
+ */
+export function encodeParts(parts: Iterable<string>, sink: (bytes: Buffer) => void, size = 1 << 18): void {
+  const buf = Buffer.allocUnsafe(size);
   let n = 0;
   for (const p of parts) {
-    buf.push(p);
-    n += p.length;
-    if (n >= size) {
-      yield buf.join('');
-      buf = [];
+    // UTF-8 takes at most 3 bytes per UTF-16 unit (a surrogate pair: 4 for 2).
+    if (n + 3 * p.length > size) {
+      if (n) sink(buf.subarray(0, n));
       n = 0;
+      if (3 * p.length > size) {
+        sink(Buffer.from(p));
+        continue;
+      }
     }
+    n += buf.write(p, n);
   }
-  if (buf.length) yield buf.join('');
+  if (n) sink(buf.subarray(0, n));
 }

@@ -10,7 +10,7 @@ import { copyInto, createFile, writeAll, type NewFile, type PlannedFile } from '
 import type { KnownHashes } from './health.js';
 import type { EarlyCompressor } from './precompress.js';
 import { checkWritable, MOUNT_HINT, outputFailure, removeStaleTemps, tempPrefix } from './output-dir.js';
-import { coalesce } from './stream.js';
+import { encodeParts } from './stream.js';
 
 /** Written into every site po-node builds, so a later build knows the folder is its own to replace. */
 export const MARKER_FILE = '.po-node.json';
@@ -319,7 +319,7 @@ async function writeOne(w: Writer, f: PlannedFile): Promise<number> {
 /** A generated document in writes of about 256 KB; returns its size in bytes. */
 function writeParts(fd: number, parts: Iterable<string>, hash?: Hash): number {
   let size = 0;
-  for (const chunk of coalesce(parts)) size += writeAll(fd, Buffer.from(chunk), hash);
+  encodeParts(parts, (bytes) => (size += writeAll(fd, bytes, hash)));
   return size;
 }
 

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { scanList } from '../../dist/emit/health.js';
-import { coalesce, jsonWithItems } from '../../dist/emit/stream.js';
+import { encodeParts, jsonWithItems } from '../../dist/emit/stream.js';
 import { cleanup, tmp } from '../helpers/index.js';
 
 const items = [{ a: 1, b: { c: [1, 2], d: 'x"y' } }, { a: 2, b: {} }, { e: [] }];
@@ -23,12 +23,18 @@ test('jsonWithItems refuses an items key that is not last (the split would be wr
   assert.throws(() => [...jsonWithItems({ data: [], total: 1 }, 'data', [])], /last key/);
 });
 
-test('coalesce joins pieces into writes of the given size, losing nothing', () => {
-  const parts = Array.from({ length: 100 }, (_v, i) => `${i},`);
-  const out = [...coalesce(parts, 50)];
-  assert.is(out.join(''), parts.join(''));
-  assert.ok(out.length > 1 && out.length < 100);
-  assert.ok(out.slice(0, -1).every((c) => c.length >= 50));
+test('encodeParts gives the bytes of the joined pieces in chunks of at most the given size, losing nothing', () => {
+  // Non-ASCII of every UTF-8 length (é 2, € 3, 𝄞 4 bytes: a surrogate pair), pieces larger than the buffer, empty ones.
+  const parts = Array.from({ length: 300 }, (_v, i) => (i % 50 === 7 ? `<big>${'é€𝄞'.repeat(40)}</big>` : i % 9 === 0 ? '' : `${i}é€𝄞,`));
+  const chunks = [];
+  encodeParts(parts, (b) => chunks.push(Buffer.from(b)), 64);
+  assert.equal(Buffer.concat(chunks), Buffer.from(parts.join('')));
+  assert.ok(chunks.length > 10);
+  // Only a piece that alone exceeds the buffer goes over its size.
+  assert.ok(chunks.every((c) => c.length <= 64 || c.toString().startsWith('<big>')));
+  const none = [];
+  encodeParts([], (b) => none.push(b));
+  assert.is(none.length, 0);
 });
 
 test('health reads lists back as a stream: entries split across read chunks count once, total and hash exact', async () => {
