@@ -40,7 +40,8 @@ export function planEpdPages(epds: readonly Dataset[], cfg: ResolvedConfig, refe
       contentType: HTML_TYPE,
       source: {
         make: async () => {
-          const at = d.lcia && { span: d.lcia, sha256: d.sha256 };
+          // The digest always: bytes that are not those the reader checked are checked again (readLciaResults).
+          const at = { ...(d.lcia ? { span: d.lcia } : {}), sha256: d.sha256 };
           return Buffer.from(renderEpdPage(d, readLciaResults(await readInput(d.file), at), ctx));
         },
       },

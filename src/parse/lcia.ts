@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { lciaDocumentAt, splitProcess, type LciaSpan } from './body.js';
 import { NS } from './ilcd.js';
-import { decodeXml, viewXml } from './safety.js';
+import { decodeXml, viewXml, type ByteView } from './safety.js';
+import { checkWellFormed } from './wellformed.js';
 import { texts, type LangText } from './ref.js';
 import { newToken, readToken, attributesOf, type Token } from './tokens.js';
 import { attr, child, childrenOf, decodeEntities, parseXml, XML_NS, type XNode } from './xml.js';
@@ -57,26 +58,39 @@ export function extractLciaResults(root: XNode): LciaResult[] {
   });
 }
 
-/** Where an EPD's LCIA results lie in its bytes, as read for the index: the span and the digest of those bytes. */
+/**
+ * What the reader knew of an EPD's bytes: their digest and, where it recorded it, the span of the LCIA results. The
+ * bytes read again for the page are those only if the digest is the same.
+ */
 export interface LciaAt {
-  span: LciaSpan;
+  span?: LciaSpan;
   sha256: string;
 }
 
 /**
- * The LCIA results of an accepted process document (its well-formedness was checked when it was read). Only the
- * `LCIAResults` element is read: cut out at the span recorded when the document was read (`at`, if the bytes are
- * still those), else found by the body scanner (src/parse/body.ts); then scanned here (scanLcia). A document the
- * scanners do not read is parsed whole. A document that does not parse has no results to show.
+ * The LCIA results of an accepted process document. Only the `LCIAResults` element is read: cut out at the span
+ * recorded when the document was read (`at`, if the bytes are still those), else found by the body scanner
+ * (src/parse/body.ts); then scanned here (scanLcia). A document the scanners do not read is parsed whole. A document
+ * that does not parse has no results to show. The scanners and the tree builder assume a well-formed document: bytes
+ * that are not the ones checked when the EPD was read (the file changed since, or no digest was given) are checked
+ * first; a truncated file had sent the tree builder into an endless loop.
  */
 export function readLciaResults(bytes: Uint8Array, at?: LciaAt): LciaResult[] {
-  const recorded = at && recordedLciaDocument(bytes, at);
+  const same = at !== undefined && createHash('sha256').update(bytes).digest('hex') === at.sha256;
+  const recorded = same && at.span ? recordedLciaDocument(bytes, { span: at.span, sha256: at.sha256 }, true) : undefined;
   if (recorded !== undefined) return resultsOf(recorded, () => recorded);
   // Scanned as bytes: only the LCIAResults element is decoded.
   const src = viewXml(bytes) ?? decodeXml(bytes);
   if ('ok' in src && !src.ok) return [];
   const view = 'ok' in src ? src.text : src;
+  if (!same && !wellFormed(view)) return [];
   return resultsOf(splitProcess(view)?.lciaDocument(), () => (typeof view === 'string' ? view : view.decode()));
+}
+
+/** checkWellFormed on a view, then (a view cannot judge every name) on the decoded text. */
+function wellFormed(src: string | ByteView): boolean {
+  if (typeof src !== 'string' && checkWellFormed(src.text, undefined, true).ok) return true;
+  return checkWellFormed(typeof src === 'string' ? src : src.decode()).ok;
 }
 
 /** The results of an LCIA document (scanned; parsed when the scan declines), else of the whole document. */
@@ -88,11 +102,11 @@ function resultsOf(lcia: string | undefined, whole: () => string): LciaResult[] 
 }
 
 /** The LCIA document at a recorded span; undefined unless the bytes are the ones it was recorded in (a changed file). */
-export function recordedLciaDocument(bytes: Uint8Array, { span, sha256 }: LciaAt): string | undefined {
+export function recordedLciaDocument(bytes: Uint8Array, { span, sha256 }: Required<LciaAt>, hashed = false): string | undefined {
   const [r0, r1, l0, l1] = span;
   const n = bytes.length;
   if (!(r0 >= 0 && r0 < r1 && r1 <= n && (l1 <= l0 || (l0 >= r1 && l1 <= n)))) return undefined;
-  if (createHash('sha256').update(bytes).digest('hex') !== sha256) return undefined;
+  if (!hashed && createHash('sha256').update(bytes).digest('hex') !== sha256) return undefined;
   const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   return lciaDocumentAt((a, b) => buf.toString('utf8', a, b), span);
 }

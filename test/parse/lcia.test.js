@@ -1,6 +1,7 @@
 // The EPD pages read the LCIA results from the LCIAResults element alone (cut out by the body scanner): they must
 // equal those of a full parse, whatever the document hides around the body.
 import { readFileSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -177,6 +178,39 @@ test('a file changed between read and write: the span is not used, the changed f
   assert.is(now[0].amounts[0].value, '7.5');
   // A span that does not fit the bytes at all (a corrupt cache) is not used either.
   assert.is(recordedLciaDocument(before, { ...at, span: [0, before.length + 10, 5, 2] }), undefined);
+});
+
+test('a file that changed into malformed XML since it was read (truncated, cut, tags broken): no results, and no endless loop', async () => {
+  // The page re-reads its EPD; bytes other than those checked at read time go through the well-formedness check
+  // before the scanners and the tree builder, which assume it (a truncated EPD looped forever in the tree builder).
+  // Run in a worker with a deadline, so a regression fails here instead of hanging the suite.
+  const code = `
+    const { parentPort, workerData } = require('node:worker_threads');
+    import(workerData.lcia).then(({ readLciaResults }) => {
+      const b = Buffer.from(workerData.text);
+      const cases = [];
+      for (const f of [0.2, 0.43, 0.5, 0.77, 0.91, 0.999]) cases.push(b.subarray(0, Math.floor(b.length * f)));
+      cases.push(Buffer.concat([b.subarray(0, 5000), b.subarray(20000)]));
+      for (const [i, c] of [60, 62, 34, 39, 47, 63, 33, 45, 93].entries()) {
+        const x = Buffer.from(b);
+        for (let k = 1; k < 40; k++) x[(k * 7919 * (i + 3)) % x.length] = c;
+        cases.push(x);
+      }
+      parentPort.postMessage(cases.map((c) => readLciaResults(c, { sha256: 'not-these-bytes' }).length));
+    });`;
+  const lcia = new URL('../../dist/parse/lcia.js', import.meta.url).href;
+  const w = new Worker(code, { eval: true, workerData: { lcia, text: ibu } });
+  const verdict = await Promise.race([
+    new Promise((ok, fail) => {
+      w.once('message', ok);
+      w.once('error', fail);
+    }),
+    new Promise((ok) => setTimeout(() => ok('timeout'), 20_000)),
+  ]);
+  await w.terminate();
+  assert.ok(Array.isArray(verdict), `readLciaResults did not return within 20 s (${String(verdict)})`);
+  // Truncated and cut documents are not well-formed: no results rather than a guess.
+  assert.equal(verdict.slice(0, 7), [0, 0, 0, 0, 0, 0, 0]);
 });
 
 test.run();
