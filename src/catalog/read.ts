@@ -66,37 +66,30 @@ export async function readChunk(
   early: readonly (string | undefined)[] = [],
 ): Promise<ChunkResult> {
   const xsdOn = opts.validation?.xsd ?? true;
-  const results: ReadResult[] = [];
+  const outcomes: ReadOutcome[] = [];
   const xsd: (Severity | undefined)[] = [];
-  const idx: number[] = [];
+  // Only the results whose XSD runs here are kept whole: the text getter holds the document's bytes and view, and a
+  // chunk of 200 of them kept alive until its end was what every young-generation GC of the worker copied.
+  const own: { i: number; r: ReadResult }[] = [];
   for (const [i, f] of files.entries()) {
     const r = await readOne(f, opts);
+    outcomes.push(r.outcome);
     // A dataset already rejected by level 2/4 still goes through the XSD, so its report is complete.
     // `in`, not a read: the text is a getter that decodes, and files xmllint validates by path never need it.
-    if (xsdOn && 'text' in r && r.header) {
-      if (early[i] === undefined || early[i] !== schemaFor(r.header)) {
-        idx.push(i);
-        results.push(r);
-        continue;
-      }
-      xsd[i] = xsdSeverity(r.header);
-    }
-    // Only the outcome is kept: the text getter holds the document's bytes and view, and a chunk of 200 of them
-    // kept alive until its end was what every young-generation GC of the worker copied.
-    results.push({ outcome: r.outcome });
+    if (!xsdOn || !('text' in r) || !r.header) continue;
+    if (early[i] === undefined || early[i] !== schemaFor(r.header)) own.push({ i, r });
+    else xsd[i] = xsdSeverity(r.header);
   }
-  const outcomes = results.map((r) => r.outcome);
-  if (!xsdOn) return { outcomes, xsd };
-  const items: XsdItem[] = idx.map((i) => ({
+  if (!own.length) return { outcomes, xsd };
+  const items: XsdItem[] = own.map(({ i, r }) => ({
     file: files[i]!.path,
     ...(files[i]!.zip ? {} : { abs: files[i]!.abs }),
-    text: results[i]!.text!,
-    header: results[i]!.header!,
+    text: r.text!,
+    header: r.header!,
   }));
-  if (!items.length) return { outcomes, xsd };
   const timeout = opts.xsdTimeoutSeconds ? { timeoutSeconds: opts.xsdTimeoutSeconds } : {};
   const found = await validateXsd(items, { batchSize: opts.xsdBatchSize ?? 200, ...timeout });
-  idx.forEach((i, k) => addXsdFindings(outcomes[i]!, found.get(k) ?? [], files[i]!));
+  own.forEach(({ i }, k) => addXsdFindings(outcomes[i]!, found.get(k) ?? [], files[i]!));
   return { outcomes, xsd };
 }
 

@@ -76,8 +76,8 @@ export interface LciaAt {
  * first; a truncated file had sent the tree builder into an endless loop.
  */
 export function readLciaResults(bytes: Uint8Array, at?: LciaAt): LciaResult[] {
-  const same = at !== undefined && createHash('sha256').update(bytes).digest('hex') === at.sha256;
-  const recorded = same && at.span ? recordedLciaDocument(bytes, { span: at.span, sha256: at.sha256 }, true) : undefined;
+  const same = at !== undefined && sha256Of(bytes) === at.sha256;
+  const recorded = same && at.span ? documentAtSpan(bytes, at.span) : undefined;
   if (recorded !== undefined) return resultsOf(recorded, () => recorded);
   // Scanned as bytes: only the LCIAResults element is decoded.
   const src = viewXml(bytes) ?? decodeXml(bytes);
@@ -102,11 +102,17 @@ function resultsOf(lcia: string | undefined, whole: () => string): LciaResult[] 
 }
 
 /** The LCIA document at a recorded span; undefined unless the bytes are the ones it was recorded in (a changed file). */
-export function recordedLciaDocument(bytes: Uint8Array, { span, sha256 }: Required<LciaAt>, hashed = false): string | undefined {
+export function recordedLciaDocument(bytes: Uint8Array, { span, sha256 }: Required<LciaAt>): string | undefined {
+  return sha256Of(bytes) === sha256 ? documentAtSpan(bytes, span) : undefined;
+}
+
+const sha256Of = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+/** The LCIA document cut out of bytes known to be those the span was recorded in; undefined if it does not fit them. */
+function documentAtSpan(bytes: Uint8Array, span: LciaSpan): string | undefined {
   const [r0, r1, l0, l1] = span;
   const n = bytes.length;
   if (!(r0 >= 0 && r0 < r1 && r1 <= n && (l1 <= l0 || (l0 >= r1 && l1 <= n)))) return undefined;
-  if (!hashed && createHash('sha256').update(bytes).digest('hex') !== sha256) return undefined;
   const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   return lciaDocumentAt((a, b) => buf.toString('utf8', a, b), span);
 }

@@ -16,9 +16,9 @@ export function locateIn(src: string | ByteView, localName: string, nth = 0): { 
   if (typeof src === 'string') return locateElement(src, localName, nth);
   const at = nthStartTag(src.text, localName, nth);
   if (at === undefined) return undefined;
-  const { line } = positionAt(src.text, at);
-  const lineStart = src.text.lastIndexOf('\n', at - 1) + 1;
-  return { line, col: src.decode(lineStart, at).length + 1 };
+  // positionAt's column on the view counts bytes: the line starts that many bytes back.
+  const { line, col } = positionAt(src.text, at);
+  return { line, col: src.decode(at - col + 1, at).length + 1 };
 }
 
 function nthStartTag(text: string, localName: string, nth: number): number | undefined {
