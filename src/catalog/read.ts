@@ -7,7 +7,7 @@ import { parseChecked, position, type ParseResult } from '../parse/xml.js';
 import { checkWellFormed, DEFAULT_SHAPE_LIMITS, type ShapeLimits, type WellFormed } from '../parse/wellformed.js';
 import { finding } from '../messages/finding.js';
 import { findingAt, type InputFile } from '../read/inputs.js';
-import { readInput, ZipEntryError } from '../read/zip.js';
+import { readFileExact, readInput, ZipEntryError } from '../read/zip.js';
 import { validateDocument } from '../validate/run.js';
 import { schemaFor, validateXsd, xsdSeverity, type XsdItem } from '../validate/xsd.js';
 
@@ -68,24 +68,26 @@ export async function readChunk(
   const xsdOn = opts.validation?.xsd ?? true;
   const outcomes: ReadOutcome[] = [];
   const xsd: (Severity | undefined)[] = [];
-  // Only the results whose XSD runs here are kept whole: the text getter holds the document's bytes and view, and a
-  // chunk of 200 of them kept alive until its end was what every young-generation GC of the worker copied.
-  const own: { i: number; r: ReadResult }[] = [];
+  // Only the texts of the results whose XSD runs here are kept: the text getter holds the document's bytes and view,
+  // and a chunk of 200 of them kept alive until its end was what every young-generation GC of the worker copied.
+  const own: { i: number; text: string; header: DatasetHeader }[] = [];
   for (const [i, f] of files.entries()) {
-    const r = await readOne(f, opts);
+    // A plain file is read into the worker's reusable buffer and handled with no `await` until its text is taken
+    // (or not): nothing else can read into that buffer meanwhile, and nothing kept refers to it afterwards.
+    const r = f.zip ? await readOne(f, opts) : readOneNow(f, opts);
     outcomes.push(r.outcome);
     // A dataset already rejected by level 2/4 still goes through the XSD, so its report is complete.
     // `in`, not a read: the text is a getter that decodes, and files xmllint validates by path never need it.
     if (!xsdOn || !('text' in r) || !r.header) continue;
-    if (early[i] === undefined || early[i] !== schemaFor(r.header)) own.push({ i, r });
+    if (early[i] === undefined || early[i] !== schemaFor(r.header)) own.push({ i, text: r.text!, header: r.header });
     else xsd[i] = xsdSeverity(r.header);
   }
   if (!own.length) return { outcomes, xsd };
-  const items: XsdItem[] = own.map(({ i, r }) => ({
+  const items: XsdItem[] = own.map(({ i, text, header }) => ({
     file: files[i]!.path,
     ...(files[i]!.zip ? {} : { abs: files[i]!.abs }),
-    text: r.text!,
-    header: r.header!,
+    text,
+    header,
   }));
   const timeout = opts.xsdTimeoutSeconds ? { timeoutSeconds: opts.xsdTimeoutSeconds } : {};
   const found = await validateXsd(items, { batchSize: opts.xsdBatchSize ?? 200, ...timeout });
@@ -106,28 +108,63 @@ export function addXsdFindings(o: ReadOutcome, found: readonly Finding[], file: 
 }
 
 async function readOne(file: InputFile, opts: ReadOptions): Promise<ReadResult> {
-  const at = (f: Omit<Finding, 'file'>): Finding => ({ ...findingAt(file), ...f });
-  const reject = (findings: Finding[]): ReadResult => ({ outcome: { findings } });
-  if (file.size > opts.maxFileSize) {
-    return reject([at(finding('input-too-large', { case: 'unread', bytes: file.size, limit: opts.maxFileSize }))]);
-  }
+  const early = tooLarge(file, opts);
+  if (early) return early;
   let bytes: Buffer;
   try {
     // ZIP entries inflate with a running cap: one over the size limit stops there, whatever it declares.
     bytes = await readInput(file, opts.maxFileSize);
   } catch (e) {
-    if (e instanceof ZipEntryError) {
-      const f =
-        e.ruleId === 'input-too-large'
-          ? finding('input-too-large', { case: 'entry', detail: e.message, limit: opts.maxFileSize })
-          : finding('zip-entry-corrupt', { detail: e.message });
-      return reject([at(f)]);
-    }
-    const code = (e as NodeJS.ErrnoException).code ?? 'error';
-    return reject([at(finding('input-unreadable', { case: 'file', code }))]);
+    return unreadable(file, opts, e);
   }
+  return readBytes(bytes, file, opts);
+}
+
+/**
+ * readOne for a plain file, synchronously, through a buffer reused from file to file (one per thread): a fresh
+ * buffer per EPD cost its page faults and its free (a `read` of 79 KB took 0.15-0.24 ms that way, 0.04-0.06 ms into
+ * a reused one). The result keeps no reference to the buffer: its text, if any, is a getter over the buffer, so it
+ * must be taken before the next read (readChunk takes it at once or never).
+ */
+function readOneNow(file: InputFile, opts: ReadOptions): ReadResult {
+  const early = tooLarge(file, opts);
+  if (early) return early;
+  let bytes: Buffer;
+  try {
+    bytes = readFileExact(file.abs, file.size < SCRATCH_MAX ? (scratch ??= Buffer.allocUnsafe(SCRATCH_MAX)) : undefined);
+  } catch (e) {
+    return unreadable(file, opts, e);
+  }
+  return readBytes(bytes, file, opts);
+}
+
+/** Files under this size are read into the thread's reused buffer (most EPDs are 20-200 KB). */
+const SCRATCH_MAX = 1 << 20;
+let scratch: Buffer | undefined;
+
+function tooLarge(file: InputFile, opts: ReadOptions): ReadResult | undefined {
+  if (file.size <= opts.maxFileSize) return undefined;
+  const f = finding('input-too-large', { case: 'unread', bytes: file.size, limit: opts.maxFileSize });
+  return { outcome: { findings: [{ ...findingAt(file), ...f }] } };
+}
+
+function unreadable(file: InputFile, opts: ReadOptions, e: unknown): ReadResult {
+  let f: Omit<Finding, 'file'>;
+  if (e instanceof ZipEntryError) {
+    f =
+      e.ruleId === 'input-too-large'
+        ? finding('input-too-large', { case: 'entry', detail: e.message, limit: opts.maxFileSize })
+        : finding('zip-entry-corrupt', { detail: e.message });
+  } else {
+    f = finding('input-unreadable', { case: 'file', code: (e as NodeJS.ErrnoException).code ?? 'error' });
+  }
+  return { outcome: { findings: [{ ...findingAt(file), ...f }] } };
+}
+
+function readBytes(bytes: Buffer, file: InputFile, opts: ReadOptions): ReadResult {
   if (bytes.length > opts.maxFileSize) {
-    return reject([at(finding('input-too-large', { case: 'read', bytes: bytes.length, limit: opts.maxFileSize }))]);
+    const f = finding('input-too-large', { case: 'read', bytes: bytes.length, limit: opts.maxFileSize });
+    return { outcome: { findings: [{ ...findingAt(file), ...f }] } };
   }
   return readDocument(bytes, file, opts);
 }

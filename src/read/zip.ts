@@ -270,12 +270,16 @@ export async function readInput(f: InputFile, cap = Infinity): Promise<Buffer> {
   return f.zip ? inputBytes(f, cap) : readFileExact(f.abs);
 }
 
-/** A whole file in one exact-size buffer; a file that grew since its stat is read whole anyway (readFileSync). */
-export function readFileExact(abs: string): Buffer {
+/**
+ * A whole file in one exact-size buffer; a file that grew since its stat is read whole anyway (readFileSync). With
+ * `into` (a buffer the caller owns and reuses), a file that fits is read into its start instead: no fresh memory to
+ * fault in and free per file, but the bytes are only valid until the caller's next read into it.
+ */
+export function readFileExact(abs: string, into?: Buffer): Buffer {
   const fd = openSync(abs, 'r');
   try {
     const size = fstatSync(fd).size;
-    const buf = Buffer.allocUnsafe(size);
+    const buf = into && size < into.length ? into.subarray(0, size) : Buffer.allocUnsafe(size);
     let got = 0;
     for (let n = 1; got < size && n > 0; got += n) n = readSync(fd, buf, got, size - got, got);
     if (got < size) return buf.subarray(0, got);

@@ -1,0 +1,44 @@
+// readChunk reads plain files into one buffer it reuses (src/catalog/read.ts readOneNow): what a chunk keeps of a file
+// for later (the text its own XSD run reads, for the XPath of a finding) must be that file's, not the next one's.
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readChunk } from '../../dist/catalog/read.js';
+import { cleanup, EXAMPLE_DATA, REAL_EPDS, tmp } from '../helpers/index.js';
+
+test.after.each(cleanup);
+
+const GOOD = REAL_EPDS[0];
+const goodXml = readFileSync(join(EXAMPLE_DATA, GOOD.file), 'utf8');
+const opts = { maxFileSize: 5e7, now: new Date('2026-01-02T03:04:05Z') };
+
+test('a chunk keeps each file its own text: XSD findings (with XPaths from the text) as when read alone', async () => {
+  const dir = tmp();
+  mkdirSync(dir, { recursive: true });
+  // The XSD error of `a` is on a line that, in the longer `b` read after it into the same buffer, is another element.
+  const a = goodXml.replace('</processInformation>', '<unexpected/></processInformation>');
+  const b = a
+    .replace(/<processInformation>/, `${'\n'.repeat(40)}<processInformation>`)
+    .replaceAll(GOOD.uuid, '11111111-2222-4333-8444-000000000002');
+  const file = (name, text) => {
+    const abs = join(dir, name);
+    writeFileSync(abs, text);
+    return { abs, path: name, size: statSync(abs).size, kind: 'xml' };
+  };
+  const fa = file('a.xml', a);
+  const fb = file('b.xml', b);
+  const alone = (await readChunk([fa], opts)).outcomes[0];
+  const xsdOf = (o) => o.findings.filter((f) => f.ruleId?.startsWith('xsd'));
+  assert.ok(xsdOf(alone).length > 0, 'the crafted file has an XSD finding');
+  assert.ok(
+    xsdOf(alone).every((f) => f.xpath?.includes('unexpected')),
+    JSON.stringify(xsdOf(alone)),
+  );
+  const both = await readChunk([fa, fb, fa], opts);
+  assert.equal(both.outcomes[0], alone);
+  assert.equal(both.outcomes[2], alone);
+  assert.equal(both.outcomes[1], (await readChunk([fb], opts)).outcomes[0]);
+});
+
+test.run();
