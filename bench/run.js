@@ -116,6 +116,17 @@ for (let i = 0; i < (count < 20000 ? 3 : 1); i++) {
   );
   rmSync(join(work, 'copy'), { recursive: true, force: true });
 }
+// The file-system floor: only the files each EPD has in a site (its copy, /v1 link, page folder and page, cached page)
+// written by one thread, no parsing (bench/floor-child.js); after `sync`, best of two below 20,000 EPDs. It tells
+// what part of a build's time no parser can save on this disk.
+let floorMs = Infinity;
+for (let i = 0; i < (count < 20000 ? 2 : 1); i++) {
+  spawnSync('sync');
+  const r = spawnSync(process.execPath, [join(ROOT, 'bench', 'floor-child.js'), corpus, join(work, 'floor')], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`floor failed: ${r.stderr}`);
+  floorMs = Math.min(floorMs, JSON.parse(r.stdout).ms);
+  rmSync(join(work, 'floor'), { recursive: true, force: true });
+}
 // The xmllint baseline before any build: measured after the builds (the last one writes the 7.6 GB --zip-export
 // site), it ran while the disk still took their writes and measured 19.9 s for the 11.6 s it takes on a quiet disk.
 // After `sync`, best of two below 20,000 EPDs.
@@ -182,6 +193,7 @@ const results = {
   siteZipExportMB: zipSiteBytes ? +(zipSiteBytes / 1e6).toFixed(1) : null,
   ms: {
     cp: cpMs,
+    siteFloor: floorMs,
     buildNoValidation: noVal.ms,
     fullBuild: full?.ms ?? null,
     noopRebuild: noop?.ms ?? null,
@@ -200,6 +212,8 @@ const results = {
   },
   ratios: {
     buildNoValidationVsCp: noVal.ms / cpMs,
+    siteFloorVsCp: floorMs / cpMs,
+    buildNoValidationVsSiteFloor: noVal.ms / floorMs,
     fullBuildVsCp: full ? full.ms / cpMs : null,
     fullBuildVsXmllintSchema: full && xmllintMs ? full.ms / xmllintMs : null,
     noopVsFull: full ? noop.ms / full.ms : null,
@@ -238,7 +252,10 @@ console.log(
 );
 console.log(`cp -r             ${f(cpMs)}`);
 console.log(
-  `no validation     ${f(noVal.ms)}  (${r(results.ratios.buildNoValidationVsCp)} cp -r; target <= 4x; --level 1)  peak RSS ${results.peakRssMB.buildNoValidation} MB`,
+  `site file floor   ${f(floorMs)}  (${r(results.ratios.siteFloorVsCp)} cp -r; each EPD's copy, /v1 link, page folder and page, cached page; one thread, no parsing)`,
+);
+console.log(
+  `no validation     ${f(noVal.ms)}  (${r(results.ratios.buildNoValidationVsCp)} cp -r, ${r(results.ratios.buildNoValidationVsSiteFloor)} the floor; target <= 4x cp -r; --level 1)  peak RSS ${results.peakRssMB.buildNoValidation} MB`,
 );
 if (full) {
   console.log(`xmllint --schema  ${f(xmllintMs)}`);
