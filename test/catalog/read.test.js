@@ -42,3 +42,23 @@ test('a chunk keeps each file its own text: XSD findings (with XPaths from the t
 });
 
 test.run();
+
+test('jsonLengthBound: never below the JSON length, undefined past the limit (the index-size check skips JSON by it)', async () => {
+  const { jsonLengthBound } = await import('../../dist/catalog/read.js');
+  const { readDocument } = await import('../../dist/catalog/read.js');
+  const values = [
+    '',
+    'plain',
+    '"\\\u0000\u001f\u007f\u2028\ud800 ☃ 😀',
+    [1, -0.000001234, 1e300, null, undefined, true, false, [], {}],
+    { a: undefined, 'k"\u0001': ['x', { y: 'z' }], n: Number.MAX_VALUE },
+    ...REAL_EPDS.map((e) => readDocument(readFileSync(join(EXAMPLE_DATA, e.file)), { path: e.file }, opts).outcome.header),
+  ];
+  for (const v of values) {
+    const exact = JSON.stringify(v)?.length ?? 0;
+    const bound = jsonLengthBound(v, 1e9);
+    assert.ok(bound >= exact, `${bound} < ${exact} for ${JSON.stringify(v)?.slice(0, 80)}`);
+    assert.is(jsonLengthBound(v, bound - 1), undefined);
+  }
+  assert.is(jsonLengthBound({ d: new Date(0) }, 1e9), undefined);
+});
