@@ -1,6 +1,18 @@
 import { createHash, type Hash } from 'node:crypto';
-import { chmodSync, closeSync, constants, existsSync, linkSync, mkdirSync, openSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { chmod, copyFile, link, lstat, mkdir, mkdtemp, rename, rm, stat, utimes } from 'node:fs/promises';
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
+import { chmod, copyFile, mkdir, mkdtemp, rename, rm, stat, utimes } from 'node:fs/promises';
 import { dirname, join, parse as parsePath, resolve } from 'node:path';
 import { OutputError } from '../errors.js';
 import { isSafeDocumentName } from '../read/inputs.js';
@@ -281,9 +293,10 @@ async function writeOne(w: Writer, f: PlannedFile): Promise<number> {
   const mtime = w.file.mtime;
   if (cache && f.key) {
     for (const prev of cache.reusable(f.path, f.key)) {
-      if (!(await linkSame(prev.path, to, prev.size)) && !(prev.blob && (await copySame(prev.path, to, prev.size)))) continue;
+      const linked = linkSame(prev.path, to, prev.size);
+      if (linked === undefined && !(prev.blob && (await copySame(prev.path, to, prev.size)))) continue;
       // A site written by an older po-node may hold files of another mode.
-      await chmod(to, SITE_MODES.file);
+      if (linked !== SITE_MODES.file) chmodSync(to, SITE_MODES.file);
       cache.emitted(f.path, f.key, prev.size, prev.blob ? 'blob' : 'site');
       if (mtime) await utimes(to, mtime, mtime);
       return prev.size;
@@ -323,15 +336,19 @@ function writeParts(fd: number, parts: Iterable<string>, hash?: Hash): number {
   return size;
 }
 
-/** Hard-link an unchanged file of the previous site; false (then it is written) when that is not possible. */
-async function linkSame(from: string, to: string, size: number): Promise<boolean> {
+/**
+ * Hard-link an unchanged file of the previous site; returns its mode bits, or undefined (then it is written) when
+ * that is not possible. Synchronous: at 10,000 EPDs an incremental build links about 20,000 files, and a thread-pool
+ * round trip for each `lstat`, `link` and `chmod` cost more than the calls.
+ */
+function linkSame(from: string, to: string, size: number): number | undefined {
   try {
-    const st = await lstat(from);
-    if (!st.isFile() || st.size !== size) return false;
-    await link(from, to);
-    return true;
+    const st = lstatSync(from);
+    if (!st.isFile() || st.size !== size) return undefined;
+    linkSync(from, to);
+    return st.mode & 0o7777;
   } catch {
-    return false;
+    return undefined;
   }
 }
 

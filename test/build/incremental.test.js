@@ -1,4 +1,4 @@
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -207,6 +207,25 @@ test('pages of the EPD list: unchanged ones are linked, a changed EPD or declare
   await compare(dir, inc, extra);
   assert.ok(holding(e0.uuid).every((f) => inodes().get(f) !== before.get(f)));
   assert.ok(holding('Renamed ').length >= 1, 'the new name is listed');
+});
+
+test('a reused file of the previous site gets the site mode back (0644), whatever mode it had', async () => {
+  const dir = tmp();
+  cpSync(EXAMPLE_DATA, join(dir, 'data'), { recursive: true });
+  const inc = join(dir, 'site');
+  const [e0, e1] = REAL_EPDS;
+  const epdOut = join(inc, 'resource/processes', e0.uuid);
+  await (
+    await build({ inputs: [join(dir, 'data')], out: inc, cwd: dir, now })
+  ).settled;
+  chmodSync(epdOut, 0o600);
+  const ino = statSync(epdOut).ino;
+  const f1 = join(dir, 'data', e1.file);
+  writeFileSync(f1, readFileSync(f1, 'utf8').replace(/(<baseName[^>]*>)/, '$1Changed '));
+  const r = await build({ inputs: [join(dir, 'data')], out: inc, cwd: dir, now });
+  assert.ok(r.cache.fromSite > 0, 'outputs linked from the previous site');
+  assert.is(statSync(epdOut).ino, ino, 'the unchanged EPD is the previous file');
+  assert.is(statSync(epdOut).mode & 0o777, 0o644);
 });
 
 test.run();
