@@ -127,11 +127,11 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   const manifest = new BuildManifest(cacheAt);
   await pending.get(cacheAt);
   if (!opts.clean) {
-    const stored = manifest.upToDate<BuildSummary, HealthDoc, BuildResult['paging']>(key, found.files, found.findings);
+    const stored = manifest.upToDate<BuildSummary, HealthDoc, BuildResult['paging']>(key, found.files, found.findings, found.statAt);
     if (stored) return keep(stored, opts, prepared, cwd, started);
   }
   // Before any input is read: a change during the build shows as a changed stat next time.
-  const inputStats = statInputs(found.files);
+  const inputStats = statInputs(found.files, found.statAt);
   const {
     cfg,
     now: builtAt,

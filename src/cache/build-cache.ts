@@ -212,7 +212,7 @@ export class BuildCache implements OutcomeCache {
     const id = this.id(file);
     const e = this.prev?.inputs[id];
     if (!e) return undefined;
-    const st = statSync(file.abs, { throwIfNoEntry: false });
+    const st = this.stat(file);
     if (!st || st.size !== e.size) return undefined;
     if (sameMachine && st.mtimeMs === e.mtimeMs && st.ctimeMs === e.ctimeMs) {
       this.next.inputs[id] = e;
@@ -233,9 +233,13 @@ export class BuildCache implements OutcomeCache {
     return e.outcome;
   }
 
-  /** Call before the file is read: a change during the read then shows as a stat mismatch next time. */
+  /**
+   * Call before the file is read: a change during the read then shows as a stat mismatch next time. The stat
+   * discovery recorded is one (taken before anything was read).
+   */
   stat(file: InputFile): { size: number; mtimeMs: number; ctimeMs: number } | undefined {
     if (file.entry !== undefined) return undefined;
+    if (file.stat) return { size: file.size, mtimeMs: file.stat[0], ctimeMs: file.stat[1] };
     const st = statSync(file.abs, { throwIfNoEntry: false });
     return st ? { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs } : undefined;
   }

@@ -79,10 +79,14 @@ function codeStamp(): string {
   return `${GENERATOR_VERSION}@${mtime}`;
 }
 
-/** Stat of every discovered input, taken before any is read: a change during the build shows next time. */
-export function statInputs(files: readonly InputFile[]): { statAt: number; inputs: InputStat[] } {
-  const statAt = Date.now();
+/**
+ * Stat of every discovered input, taken before any is read: a change during the build shows next time. With
+ * `recordedAt` (when discovery began), the stats discovery recorded (InputFile.stat) are used instead of new ones.
+ */
+export function statInputs(files: readonly InputFile[], recordedAt?: number): { statAt: number; inputs: InputStat[] } {
+  const statAt = recordedAt ?? Date.now();
   const inputs = files.map((f): InputStat => {
+    if (recordedAt !== undefined && f.stat) return [f.abs, f.kind, f.size, ...f.stat];
     const st = statSync(f.abs, { throwIfNoEntry: false });
     return [f.abs, f.kind, st?.size ?? -1, st?.mtimeMs ?? -1, st?.ctimeMs ?? -1, st?.ino ?? -1];
   });
@@ -167,7 +171,12 @@ export class BuildManifest {
    * the same stats (none changed too close to the stat to tell), the same discovery findings, and every path of the
    * written trees with the same stat and nothing added. Undefined: build.
    */
-  upToDate<S, H, P>(key: string, files: readonly InputFile[], discovery: readonly Finding[]): StoredResult<S, H, P> | undefined {
+  upToDate<S, H, P>(
+    key: string,
+    files: readonly InputFile[],
+    discovery: readonly Finding[],
+    recordedAt?: number,
+  ): StoredResult<S, H, P> | undefined {
     let doc: ManifestDoc;
     try {
       doc = JSON.parse(readFileSync(this.manifestFile, 'utf8')) as ManifestDoc;
@@ -176,7 +185,7 @@ export class BuildManifest {
     }
     if (doc.format !== FORMAT || doc.key !== key || doc.inputs.length !== files.length) return undefined;
     if (doc.discovery !== JSON.stringify(discovery)) return undefined;
-    const now = statInputs(files).inputs;
+    const now = statInputs(files, recordedAt).inputs;
     for (let i = 0; i < now.length; i++) {
       const [a, b] = [now[i]!, doc.inputs[i]!];
       if (a.some((v, k) => v !== b[k])) return undefined;
