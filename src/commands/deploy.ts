@@ -15,6 +15,7 @@ interface DeployFlags {
   cacheControl?: string;
   concurrency: number;
   retries: number;
+  requestTimeout: number;
   json?: boolean;
   quiet?: boolean;
 }
@@ -36,6 +37,7 @@ export function registerDeploy(program: Command, io: Io, setExit: SetExit): void
     .option('--cache-control <value>', 'Cache-Control of every object (default "public, max-age=300", as the nginx and Apache configs)')
     .option('--concurrency <n>', 'requests in flight at most (1-64)', int, 8)
     .option('--retries <n>', 'retries of a failed request (throttling, 5xx, network), with exponential backoff (0-10)', int, 4)
+    .option('--request-timeout <seconds>', 'a request with no byte sent or received for this long fails and is retried (1-3600)', int, 120)
     .option('--json', 'print the deploy report as JSON on stdout')
     .option('-q, --quiet', 'no progress output')
     .addHelpText(
@@ -78,6 +80,7 @@ Examples:
         maxDeletes: o.maxDeletes,
         concurrency: o.concurrency,
         retries: o.retries,
+        requestTimeout: o.requestTimeout,
         dryRun: Boolean(o.dryRun),
         force: Boolean(o.force),
         ...(o.distributionId ? { distributionId: o.distributionId } : {}),

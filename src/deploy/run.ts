@@ -24,6 +24,8 @@ export interface DeployOptions {
   cacheControl?: string;
   concurrency?: number;
   retries?: number;
+  /** Seconds a request may go without any byte sent or received before it fails (and is retried). */
+  requestTimeout?: number;
   onProgress?: (e: DeployProgress) => void;
   /** Upload the precompressed copies of documents above this size (default 10,000,000: what CloudFront compresses). */
   compressAbove?: number;
@@ -69,6 +71,11 @@ export interface DeployResult {
 export const DEFAULT_MAX_DELETES = 256;
 export const DEFAULT_CONCURRENCY = 8;
 export const DEFAULT_RETRIES = 4;
+/**
+ * Without a limit, a store that accepts the connection and never answers (a stalled proxy or load balancer) held the
+ * deploy, and the CI job with it, forever. Idle time, not total: a large list uploads as long as bytes move.
+ */
+const DEFAULT_REQUEST_TIMEOUT = 120;
 
 /**
  * Upload what changed, in an order that keeps the live site consistent: datasets and documents, then the lists,
@@ -86,6 +93,8 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
   if (!whole(maxDeletes, -1, Infinity)) throw range('--max-deletes', maxDeletes, 'Use a whole number ≥ 0, or -1 for no limit.');
   if (!whole(concurrency, 1, 64)) throw range('--concurrency', concurrency, 'Use 1 to 64 (default 8).');
   if (!whole(retries, 0, 10)) throw range('--retries', retries, 'Use 0 to 10 (default 4).');
+  const requestTimeout = o.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT;
+  if (!whole(requestTimeout, 1, 3600)) throw range('--request-timeout', requestTimeout, 'Use 1 to 3600 seconds (default 120).');
   if (o.distributionId !== undefined && !/^[A-Z0-9]{1,64}$/.test(o.distributionId)) {
     const hint = 'It looks like E1ABCDEFGHIJKL (CloudFront console, or aws cloudfront list-distributions).';
     throw new ConfigError(`--distribution-id "${o.distributionId}" is not a CloudFront distribution id`, { hint });
@@ -93,6 +102,7 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
   const progress = o.onProgress ?? (() => {});
   const client: ClientOptions = {
     maxAttempts: retries + 1,
+    idleTimeoutMs: requestTimeout * 1000,
     ...(o.region ? { region: o.region } : {}),
     ...(o.endpoint ? { endpoint: o.endpoint } : {}),
     ...(o.forcePathStyle ? { forcePathStyle: true } : {}),

@@ -13,6 +13,14 @@ export interface ClientOptions {
   forcePathStyle?: boolean;
   /** Attempts per request, the first included; the SDK backs off exponentially with jitter between them. */
   maxAttempts: number;
+  /** A request with no byte sent or received for this long fails (TimeoutError, retried); connecting gets at most 30 s of it. */
+  idleTimeoutMs?: number;
+}
+
+/** The SDK's HTTP handler options for `idleTimeoutMs` (none: the SDK's, which waits forever). */
+function timeouts(o: Pick<ClientOptions, 'idleTimeoutMs'>): { requestHandler?: { socketTimeout: number; connectionTimeout: number } } {
+  const ms = o.idleTimeoutMs;
+  return ms ? { requestHandler: { socketTimeout: ms, connectionTimeout: Math.min(ms, 30_000) } } : {};
 }
 
 export interface Store {
@@ -41,6 +49,7 @@ export async function s3Store(t: Target, o: ClientOptions): Promise<Store> {
     ...(o.endpoint ? { endpoint: o.endpoint } : {}),
     ...(o.forcePathStyle ? { forcePathStyle: true } : {}),
     maxAttempts: o.maxAttempts,
+    ...timeouts(o),
     // The SDK's default CRC32 checksums on every PUT are not understood by every S3-compatible store; Content-MD5 is.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
@@ -104,11 +113,11 @@ export interface Cdn {
   invalidate(distributionId: string, paths: string[], reference: string): Promise<string>;
 }
 
-export async function cloudFront(o: Pick<ClientOptions, 'maxAttempts'>): Promise<Cdn> {
+export async function cloudFront(o: Pick<ClientOptions, 'maxAttempts' | 'idleTimeoutMs'>): Promise<Cdn> {
   dropSdkNodeNotice();
   const cf = await import('@aws-sdk/client-cloudfront');
   // CloudFront is a global service; its API lives in us-east-1 whatever the bucket's region.
-  const client = new cf.CloudFrontClient({ region: 'us-east-1', maxAttempts: o.maxAttempts });
+  const client = new cf.CloudFrontClient({ region: 'us-east-1', maxAttempts: o.maxAttempts, ...timeouts(o) });
   return {
     async invalidate(distributionId, paths, reference) {
       try {
@@ -147,6 +156,10 @@ export function awsError(e: unknown, what: string, t?: Target): PoNodeError {
       '(and cloudfront:CreateInvalidation).';
   } else if (['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET'].includes(err.code ?? name)) {
     hint = 'The endpoint cannot be reached: check --endpoint-url / AWS_ENDPOINT_URL and the network.';
+  } else if (name === 'TimeoutError') {
+    hint =
+      'The endpoint accepted the connection but stopped answering (each attempt waited --request-timeout, ' +
+      '--retries times): check the endpoint and any proxy in between, or raise --request-timeout for a slow store.';
   } else if (name === 'PermanentRedirect' || status === 301) {
     hint = 'The bucket is in another region: pass its --region.';
   }

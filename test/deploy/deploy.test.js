@@ -401,6 +401,33 @@ D('the emitted s3-upload.sh runs po-node deploy: same order and safety; a second
   assert.match(noBucket.stderr, /set BUCKET/);
 });
 
+D('an S3 endpoint that accepts the connection and never answers fails the deploy after --request-timeout, not never', async () => {
+  const { createServer } = await import('node:net');
+  const sockets = [];
+  // Reads the request, answers nothing: a stalled load balancer or a hung store.
+  const hole = createServer((s) => (sockets.push(s), s.resume()));
+  await new Promise((ok) => hole.listen(0, '127.0.0.1', ok));
+  const started = Date.now();
+  let deadline;
+  try {
+    const outcome = await Promise.race([
+      deploy(opts(ctx.site1, { endpoint: `http://127.0.0.1:${hole.address().port}`, retries: 1, requestTimeout: 1 })).then(
+        () => 'deployed',
+        (e) => e,
+      ),
+      new Promise((ok) => (deadline = setTimeout(() => ok('still waiting after 30 s'), 30_000))),
+    ]);
+    assert.instance(outcome, Error, String(outcome));
+    assert.match(outcome.message, /timed out|timeout/i);
+    assert.match(outcome.hint ?? '', /--request-timeout/);
+    assert.ok(Date.now() - started < 20_000, `failed after ${Date.now() - started} ms`);
+  } finally {
+    clearTimeout(deadline);
+    for (const s of sockets) s.destroy();
+    await new Promise((ok) => hole.close(ok));
+  }
+});
+
 D('a deploy to the bucket root leaves the nodes deployed below it alone', async () => {
   const r = await deploy({ ...opts(ctx.site1), to: 's3://site', maxDeletes: 0, dryRun: true });
   assert.ok(r.ok, r.refused);
