@@ -144,8 +144,7 @@ let scratch: Buffer | undefined;
 
 function tooLarge(file: InputFile, opts: ReadOptions): ReadResult | undefined {
   if (file.size <= opts.maxFileSize) return undefined;
-  const f = finding('input-too-large', { case: 'unread', bytes: file.size, limit: opts.maxFileSize });
-  return { outcome: { findings: [{ ...findingAt(file), ...f }] } };
+  return rejected(file, finding('input-too-large', { case: 'unread', bytes: file.size, limit: opts.maxFileSize }));
 }
 
 function unreadable(file: InputFile, opts: ReadOptions, e: unknown): ReadResult {
@@ -158,16 +157,18 @@ function unreadable(file: InputFile, opts: ReadOptions, e: unknown): ReadResult 
   } else {
     f = finding('input-unreadable', { case: 'file', code: (e as NodeJS.ErrnoException).code ?? 'error' });
   }
-  return { outcome: { findings: [{ ...findingAt(file), ...f }] } };
+  return rejected(file, f);
 }
 
 function readBytes(bytes: Buffer, file: InputFile, opts: ReadOptions): ReadResult {
   if (bytes.length > opts.maxFileSize) {
-    const f = finding('input-too-large', { case: 'read', bytes: bytes.length, limit: opts.maxFileSize });
-    return { outcome: { findings: [{ ...findingAt(file), ...f }] } };
+    return rejected(file, finding('input-too-large', { case: 'read', bytes: bytes.length, limit: opts.maxFileSize }));
   }
   return readDocument(bytes, file, opts);
 }
+
+/** An input rejected before its bytes were read as XML (no digest: nothing was hashed). */
+const rejected = (file: InputFile, f: Omit<Finding, 'file'>): ReadResult => ({ outcome: { findings: [{ ...findingAt(file), ...f }] } });
 
 /**
  * Levels 1, 2 and 4 on the bytes of one document: decode safely, parse, identify, validate. The one path every
