@@ -22,6 +22,7 @@ test('a chunk keeps each file its own text: XSD findings (with XPaths from the t
   const b = a
     .replace(/<processInformation>/, `${'\n'.repeat(40)}<processInformation>`)
     .replaceAll(GOOD.uuid, '11111111-2222-4333-8444-000000000002');
+  /** @returns {import('../../dist/read/inputs.js').InputFile} */
   const file = (name, text) => {
     const abs = join(dir, name);
     writeFileSync(abs, text);

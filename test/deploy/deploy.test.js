@@ -406,12 +406,13 @@ D('an S3 endpoint that accepts the connection and never answers fails the deploy
   const sockets = [];
   // Reads the request, answers nothing: a stalled load balancer or a hung store.
   const hole = createServer((s) => (sockets.push(s), s.resume()));
-  await new Promise((ok) => hole.listen(0, '127.0.0.1', ok));
+  await new Promise((ok) => hole.listen(0, '127.0.0.1', () => ok(undefined)));
+  const { port } = /** @type {import('node:net').AddressInfo} */ (hole.address());
   const started = Date.now();
   let deadline;
   try {
     const outcome = await Promise.race([
-      deploy(opts(ctx.site1, { endpoint: `http://127.0.0.1:${hole.address().port}`, retries: 1, requestTimeout: 1 })).then(
+      deploy(opts(ctx.site1, { endpoint: `http://127.0.0.1:${port}`, retries: 1, requestTimeout: 1 })).then(
         () => 'deployed',
         (e) => e,
       ),
