@@ -368,7 +368,9 @@ D('a reader polling the list during a deploy never meets a listed EPD that answe
     await round();
   })();
   try {
-    const r = await deploy(opts(site3, { endpoint: slow.endpoint, concurrency: 2 }));
+    // A request left unanswered fails after 15 s and is retried instead of holding the test (a full run once hung in
+    // this test, before deploy had a timeout).
+    const r = await deploy(opts(site3, { endpoint: slow.endpoint, concurrency: 2, requestTimeout: 15 }));
     assert.ok(r.ok && r.uploads.length > 0 && r.deletions.length > 0);
   } finally {
     done = true;
