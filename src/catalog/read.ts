@@ -7,7 +7,7 @@ import { parseChecked, position, type ParseResult } from '../parse/xml.js';
 import { checkWellFormed, DEFAULT_SHAPE_LIMITS, type ShapeLimits, type WellFormed } from '../parse/wellformed.js';
 import { finding } from '../messages/finding.js';
 import { findingAt, type InputFile } from '../read/inputs.js';
-import { readFileExact, readInput, ZipEntryError } from '../read/zip.js';
+import { readFileReused, readInput, ZipEntryError } from '../read/zip.js';
 import { validateDocument } from '../validate/run.js';
 import { schemaFor, validateXsd, xsdSeverity, type XsdItem } from '../validate/xsd.js';
 
@@ -121,26 +121,21 @@ async function readOne(file: InputFile, opts: ReadOptions): Promise<ReadResult> 
 }
 
 /**
- * readOne for a plain file, synchronously, through a buffer reused from file to file (one per thread): a fresh
- * buffer per EPD cost its page faults and its free (a `read` of 79 KB took 0.15-0.24 ms that way, 0.04-0.06 ms into
- * a reused one). The result keeps no reference to the buffer: its text, if any, is a getter over the buffer, so it
- * must be taken before the next read (readChunk takes it at once or never).
+ * readOne for a plain file, synchronously, through the thread's reused read buffer (readFileReused). The result keeps
+ * no reference to the buffer but its text getter, so the text must be taken before the next read (readChunk takes it
+ * at once or never).
  */
 function readOneNow(file: InputFile, opts: ReadOptions): ReadResult {
   const early = tooLarge(file, opts);
   if (early) return early;
   let bytes: Buffer;
   try {
-    bytes = readFileExact(file.abs, file.size < SCRATCH_MAX ? (scratch ??= Buffer.allocUnsafe(SCRATCH_MAX)) : undefined);
+    bytes = readFileReused(file.abs);
   } catch (e) {
     return unreadable(file, opts, e);
   }
   return readBytes(bytes, file, opts);
 }
-
-/** Files under this size are read into the thread's reused buffer (most EPDs are 20-200 KB). */
-const SCRATCH_MAX = 1 << 20;
-let scratch: Buffer | undefined;
 
 function tooLarge(file: InputFile, opts: ReadOptions): ReadResult | undefined {
   if (file.size <= opts.maxFileSize) return undefined;

@@ -4,7 +4,7 @@ import type { ReferenceReport } from '../catalog/references.js';
 import type { ResolvedConfig } from '../config/load.js';
 import { pickText, type LangText } from '../parse/extract.js';
 import { ADDITIONAL_INDICATORS, MODULE_ORDER, readLciaResults, type LciaResult } from '../parse/lcia.js';
-import { readFileExact, readInput } from '../read/zip.js';
+import { readFileReused, readInput } from '../read/zip.js';
 import { datasetFile, epdPageFile, epdPageUrl, HTML_TYPE, nodeUrl, PROCESSES, SUB_URL, v1EpdFile } from '../site/routes.js';
 import { GENERATOR_NAME, GENERATOR_VERSION } from '../version.js';
 import { best, esc, inLang } from './html.js';
@@ -14,10 +14,6 @@ import { publishedDocuments, type PlannedFile } from './files.js';
 const PAGE_FORMAT = 'epdpage/2';
 /** A page lives at `epd/<uuid>/`: its links to the node's files start from the site root. */
 const ROOT = '../../';
-
-/** The page maker's read buffer (EPDs up to 1 MB; larger ones get their own). */
-const SCRATCH = 1 << 20;
-let scratch: Buffer | undefined;
 
 /** What a page shows besides its EPD document: the links that exist and the node it belongs to. */
 interface PageContext {
@@ -46,9 +42,9 @@ export function planEpdPages(epds: readonly Dataset[], cfg: ResolvedConfig, refe
         make: async () => {
           // The digest always: bytes that are not those the reader checked are checked again (readLciaResults).
           const at = { ...(d.lcia ? { span: d.lcia } : {}), sha256: d.sha256 };
-          // A plain file is read into one reused buffer and scanned before anything else can run (no await between):
-          // the results are strings of their own, and a fresh buffer per page cost its page faults.
-          const bytes = d.file.zip ? await readInput(d.file) : readFileExact(d.file.abs, (scratch ??= Buffer.allocUnsafe(SCRATCH)));
+          // A plain file in the thread's reused buffer, scanned before anything else can run: the results are strings
+          // of their own.
+          const bytes = d.file.zip ? await readInput(d.file) : readFileReused(d.file.abs);
           return Buffer.from(renderEpdPage(d, readLciaResults(bytes, at), ctx));
         },
       },

@@ -271,6 +271,17 @@ export async function readInput(f: InputFile, cap = Infinity): Promise<Buffer> {
 }
 
 /**
+ * A plain file's bytes in this thread's one reused buffer (files under 1 MB; a larger one gets its own): a fresh
+ * buffer per EPD cost its page faults and its free (a `read` of 79 KB: 0.15-0.24 ms that way, 0.04-0.06 ms into a
+ * reused one). The bytes are valid only until the next call in this thread, so a caller uses them, and copies what
+ * it keeps, before anything else can run (no `await` in between).
+ */
+export function readFileReused(abs: string): Buffer {
+  return readFileExact(abs, (reused ??= Buffer.allocUnsafe(1 << 20)));
+}
+let reused: Buffer | undefined;
+
+/**
  * A whole file in one exact-size buffer; a file that grew since its stat is read whole anyway (readFileSync). With
  * `into` (a buffer the caller owns and reuses), a file that fits is read into its start instead: no fresh memory to
  * fault in and free per file, but the bytes are only valid until the caller's next read into it.
