@@ -158,8 +158,8 @@ export function awsError(e: unknown, what: string, t?: Target): PoNodeError {
     hint = 'The endpoint cannot be reached: check --endpoint-url / AWS_ENDPOINT_URL and the network.';
   } else if (name === 'TimeoutError') {
     hint =
-      'The endpoint accepted the connection but stopped answering (each attempt waited --request-timeout, ' +
-      '--retries times): check the endpoint and any proxy in between, or raise --request-timeout for a slow store.';
+      'The endpoint accepted the connection but stopped answering (the first attempt and each of --retries waited ' +
+      '--request-timeout): check the endpoint and any proxy in between, or raise --request-timeout for a slow store.';
   } else if (name === 'PermanentRedirect' || status === 301) {
     hint = 'The bucket is in another region: pass its --region.';
   }
