@@ -1,11 +1,13 @@
 import { readdirSync, realpathSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
-import { globby, isDynamicPattern } from 'globby';
 import { InputError } from '../errors.js';
 import type { Finding } from '../findings.js';
 import { cmp } from '../findings.js';
 import { finding } from '../messages/finding.js';
 import { isInside, toDisplay, toPosix } from '../util/paths.js';
+
+/** globby only when an input is a pattern: the read workers import this module, and loading globby cost each 90 ms. */
+const glob = () => import('globby');
 
 export type InputKind = 'xml' | 'document' | 'zip' | 'other';
 
@@ -73,7 +75,7 @@ export async function discoverInputs(inputs: readonly string[], cwd: string): Pr
       findings.push(finding('input-unreadable', { case: 'special', kind: specialKind(st) }, { file: show(abs) }));
       continue;
     }
-    if (!st && statError !== 'ENOENT' && statError !== 'ENOTDIR' && !isDynamicPattern(toPosix(relative(cwd, abs)))) {
+    if (!st && statError !== 'ENOENT' && statError !== 'ENOTDIR' && !(await glob()).isDynamicPattern(toPosix(relative(cwd, abs)))) {
       findings.push(finding('input-unreadable', { case: 'input', code: statError ?? 'error' }, { file: show(abs) }));
       continue;
     }
@@ -82,6 +84,7 @@ export async function discoverInputs(inputs: readonly string[], cwd: string): Pr
       continue;
     }
     const pattern = toPosix(relative(cwd, abs));
+    const { globby, isDynamicPattern } = await glob();
     if (!isDynamicPattern(pattern)) {
       throw new InputError(`Input not found: ${show(abs)}`, {
         hint: 'Check the path; folders, files and glob patterns (quoted) are accepted.',
