@@ -25,6 +25,8 @@ export interface PoolOptions extends ReadOptions {
 /** Inputs per chunk (default; xsdBatchSize sets it), capped by size too so a chunk's XSD batch stays within the wasm memory. */
 const CHUNK_FILES = 200;
 const CHUNK_BYTES = 40_000_000;
+/** The smallest chunk at the end of a run with workers (chunkFiles). */
+const TAIL_CHUNK_FILES = 25;
 /** Below this many files a worker costs more (start-up, module loading) than it saves. */
 const MIN_FILES_FOR_WORKERS = 400;
 /**
@@ -57,22 +59,9 @@ export async function readAll(
   sink: (index: number, outcome: ReadOutcome) => void,
 ): Promise<void> {
   const { threads, onChunk, workerHeapMb = WORKER_HEAP_MB, xsdProcesses, earlyXsd = true, ...readOpts } = opts;
-  const perChunk = opts.xsdBatchSize ?? CHUNK_FILES;
-  const chunks: InputFile[][] = [];
-  const starts: number[] = [];
-  let cur: InputFile[] = [];
-  let bytes = 0;
-  for (const f of files) {
-    if (cur.length && (cur.length >= perChunk || bytes + f.size > CHUNK_BYTES)) {
-      chunks.push(cur);
-      cur = [];
-      bytes = 0;
-    }
-    if (!cur.length) starts.push(chunks.length ? starts[starts.length - 1]! + chunks[chunks.length - 1]!.length : 0);
-    cur.push(f);
-    bytes += f.size;
-  }
-  if (cur.length) chunks.push(cur);
+  // Explicit threads are honoured on any input (tests); the default only pays off on larger ones.
+  const nThreads = threads ?? (files.length < MIN_FILES_FOR_WORKERS ? 1 : defaultThreads());
+  const { chunks, starts } = chunkFiles(files, opts.xsdBatchSize ?? CHUNK_FILES, nThreads);
 
   const early =
     earlyXsd && (opts.validation?.xsd ?? true) && files.length && xsdEngine() === 'native' ? new EarlyXsd(files, opts) : undefined;
@@ -104,8 +93,6 @@ export async function readAll(
   };
   const earlyOf = (i: number) => early?.schemas(starts[i]!, chunks[i]!.length) ?? [];
   const stream = early?.run(xsdProcesses ?? defaultXsdProcesses());
-  // Explicit threads are honoured on any input (tests); the default only pays off on larger ones.
-  const nThreads = threads ?? (files.length < MIN_FILES_FOR_WORKERS ? 1 : defaultThreads());
   if (nThreads <= 1 || chunks.length < 2) {
     for (let i = 0; i < chunks.length; i++) {
       deliver(i, await readChunk(chunks[i]!, readOpts, earlyOf(i)));
@@ -133,17 +120,29 @@ export async function readAll(
           return w;
         };
         let w = start();
-        for (let i = next++; i < chunks.length; i = next++) {
+        // Each worker has its next chunk before it ends the current one: it never idles while the main thread takes
+        // in another worker's outcomes. A failed worker (out of memory, crashed) is replaced once; its chunks are read
+        // on the main thread.
+        const send = (i: number) => {
           const sniffed = earlyOf(i);
-          const result = await (gone.has(w) ? Promise.reject(new Error('worker gone')) : runIn(w, i, chunks[i]!, readOpts, sniffed)).catch(
-            async () => {
-              // The worker is gone (out of memory, crashed): this chunk on the main thread, the next in a new worker.
+          const to = w;
+          const result = gone.has(to) ? Promise.reject(new Error('worker gone')) : runIn(to, i, chunks[i]!, readOpts, sniffed);
+          result.catch(() => {}); // awaited below, after the chunk before it
+          return { i, sniffed, to, result };
+        };
+        let ahead = next < chunks.length ? send(next++) : undefined;
+        while (ahead) {
+          const cur = ahead;
+          ahead = next < chunks.length ? send(next++) : undefined;
+          const result = await cur.result.catch(() => {
+            if (cur.to === w) {
               void w.terminate();
               w = start();
-              return readChunk(chunks[i]!, readOpts, sniffed);
-            },
-          );
-          deliver(i, result);
+              if (ahead?.to === cur.to) ahead = send(ahead.i);
+            }
+            return readChunk(chunks[cur.i]!, readOpts, cur.sniffed);
+          });
+          deliver(cur.i, result);
         }
       }),
       stream,
@@ -152,6 +151,33 @@ export async function readAll(
     await Promise.all(workers.map((w) => w.terminate()));
   }
   await early?.finish();
+}
+
+/**
+ * Inputs in chunks of perChunk files (and at most CHUNK_BYTES), in input order. With workers, the last chunks get
+ * smaller, so that all of them end about together instead of one finishing a whole chunk alone.
+ */
+export function chunkFiles(files: readonly InputFile[], perChunk: number, workers: number): { chunks: InputFile[][]; starts: number[] } {
+  const chunks: InputFile[][] = [];
+  const starts: number[] = [];
+  let cur: InputFile[] = [];
+  let bytes = 0;
+  let limit = perChunk;
+  for (const [i, f] of files.entries()) {
+    if (cur.length && (cur.length >= limit || bytes + f.size > CHUNK_BYTES)) {
+      chunks.push(cur);
+      cur = [];
+      bytes = 0;
+    }
+    if (!cur.length) {
+      starts.push(i);
+      if (workers > 1) limit = Math.min(perChunk, Math.max(TAIL_CHUNK_FILES, Math.ceil((files.length - i) / (workers * 4))));
+    }
+    cur.push(f);
+    bytes += f.size;
+  }
+  if (cur.length) chunks.push(cur);
+  return { chunks, starts };
 }
 
 export function defaultXsdProcesses(env: NodeJS.ProcessEnv = process.env): number {

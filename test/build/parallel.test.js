@@ -43,6 +43,47 @@ test('a worker that runs out of memory costs time, not results: its chunks are r
   assert.equal(starved, one);
 });
 
+test('chunks: in input order, all files once; with workers the last ones shrink, so the workers end together', async () => {
+  const { chunkFiles } = await import('../../dist/catalog/pool.js');
+  const files = Array.from({ length: 1000 }, (_, i) => ({
+    abs: `/x/${i}.xml`,
+    path: `${i}.xml`,
+    size: 1000,
+    kind: /** @type {const} */ ('xml'),
+  }));
+  const sizes = (workers) => chunkFiles(files, 200, workers).chunks.map((c) => c.length);
+  for (const workers of [1, 2, 3]) {
+    const { chunks, starts } = chunkFiles(files, 200, workers);
+    assert.equal(chunks.flat(), files, `${workers} workers: every file once, in order`);
+    assert.equal(
+      starts,
+      chunks.map((_, k) => chunks.slice(0, k).reduce((n, c) => n + c.length, 0)),
+    );
+  }
+  assert.equal(sizes(1), [200, 200, 200, 200, 200]);
+  const two = sizes(2);
+  assert.ok(
+    two.every((n) => n <= 200),
+    `never above the chunk size: ${two}`,
+  );
+  assert.ok(two.at(-1) <= 25 && two.at(-2) <= 25, `the last chunks are small: ${two}`);
+  for (let k = 1; k < two.length; k++) assert.ok(two[k] <= two[k - 1], `sizes only go down: ${two}`);
+  // Far from the end, whole chunks: 10,000 files on 2 workers start with 40 chunks of 200.
+  const many = Array.from({ length: 10_000 }, (_, i) => ({ ...files[0], path: `${i}.xml` }));
+  assert.equal(
+    chunkFiles(many, 200, 2)
+      .chunks.slice(0, 40)
+      .map((c) => c.length),
+    Array(40).fill(200),
+  );
+  // The byte cap still holds: 50 files of 1 MB make chunks of 40.
+  const big = files.slice(0, 50).map((f) => ({ ...f, size: 1_000_000 }));
+  assert.equal(
+    chunkFiles(big, 200, 1).chunks.map((c) => c.length),
+    [40, 10],
+  );
+});
+
 test('ZIP exports only with --zip-export: off by default, on adds them and changes no other file', async () => {
   const dir = tmp();
   const opts = { inputs: [EXAMPLE_DATA], cwd: dir, now, clean: true };
