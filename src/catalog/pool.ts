@@ -7,7 +7,7 @@ import { decodeXml } from '../parse/safety.js';
 import type { InputFile } from '../read/inputs.js';
 import { sniffSchema, XsdStream, type StreamDoc, type StreamResult } from '../validate/xsd-stream.js';
 import { reportFindings, validateXsd, xsdEngine } from '../validate/xsd.js';
-import { addXsdFindings, readChunk, readDocument, type ChunkResult, type ReadOptions, type ReadOutcome } from './read.js';
+import { addXsdFindings, readChunk, readDocument, type OutcomeSink, type ReadOptions, type ReadOutcome } from './read.js';
 
 export interface PoolOptions extends ReadOptions {
   /** Worker threads; default: the cores available (PO_NODE_THREADS overrides, 1 = no workers). */
@@ -81,21 +81,25 @@ export async function readAll(
     if (--left[c]! === 0) onChunk?.(chunks[c]!.length);
   };
   if (early) early.complete = complete;
-  const deliver = (i: number, r: ChunkResult) => {
-    r.outcomes.forEach((o, j) => {
-      const severity = r.xsd[j];
-      if (early && severity) early.outcome(starts[i]! + j, o, severity);
+  // Each file's outcome once: a chunk whose worker failed midway is read again on the main thread.
+  const delivered = new Uint8Array(files.length);
+  const into =
+    (i: number): OutcomeSink =>
+    (j, o, severity) => {
+      const at = starts[i]! + j;
+      if (delivered[at]) return;
+      delivered[at] = 1;
+      if (early && severity) early.outcome(at, o, severity);
       else {
-        early?.skip(starts[i]! + j);
-        complete(starts[i]! + j, o);
+        early?.skip(at);
+        complete(at, o);
       }
-    });
-  };
+    };
   const earlyOf = (i: number) => early?.schemas(starts[i]!, chunks[i]!.length) ?? [];
   const stream = early?.run(xsdProcesses ?? defaultXsdProcesses());
   if (nThreads <= 1 || chunks.length < 2) {
     for (let i = 0; i < chunks.length; i++) {
-      deliver(i, await readChunk(chunks[i]!, readOpts, earlyOf(i)));
+      await readChunk(chunks[i]!, readOpts, earlyOf(i), into(i));
     }
     await stream;
     return early?.finish();
@@ -126,7 +130,7 @@ export async function readAll(
         const send = (i: number) => {
           const sniffed = earlyOf(i);
           const to = w;
-          const result = gone.has(to) ? Promise.reject(new Error('worker gone')) : runIn(to, i, chunks[i]!, readOpts, sniffed);
+          const result = gone.has(to) ? Promise.reject(new Error('worker gone')) : runIn(to, i, chunks[i]!, readOpts, sniffed, into(i));
           result.catch(() => {}); // awaited below, after the chunk before it
           return { i, sniffed, to, result };
         };
@@ -134,15 +138,14 @@ export async function readAll(
         while (ahead) {
           const cur = ahead;
           ahead = next < chunks.length ? send(next++) : undefined;
-          const result = await cur.result.catch(() => {
+          await cur.result.catch(async () => {
             if (cur.to === w) {
               void w.terminate();
               w = start();
               if (ahead?.to === cur.to) ahead = send(ahead.i);
             }
-            return readChunk(chunks[cur.i]!, readOpts, cur.sniffed);
+            await readChunk(chunks[cur.i]!, readOpts, cur.sniffed, into(cur.i));
           });
-          deliver(cur.i, result);
         }
       }),
       stream,
@@ -304,18 +307,32 @@ class EarlyXsd {
   }
 }
 
-/** One chunk in one worker; a worker that fails (e.g. out of memory) rejects, and the chunk is read here instead. */
-function runIn(w: Worker, id: number, files: InputFile[], opts: ReadOptions, early: (string | undefined)[]): Promise<ChunkResult> {
+/**
+ * One chunk in one worker, its outcomes to `sink` as the worker posts them; a worker that fails (e.g. out of memory)
+ * rejects, and the chunk is read here instead.
+ */
+function runIn(
+  w: Worker,
+  id: number,
+  files: InputFile[],
+  opts: ReadOptions,
+  early: (string | undefined)[],
+  sink: OutcomeSink,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const cleanup = () => {
       w.off('message', onMessage);
       w.off('error', onError);
       w.off('exit', onExit);
     };
-    const onMessage = (m: { id: number; result?: ChunkResult; error?: string }) => {
+    const onMessage = (m: { id: number; part?: [number, ReadOutcome, Severity | undefined][]; done?: true; error?: string }) => {
       if (m.id !== id) return;
+      if (m.part) {
+        for (const [j, o, severity] of m.part) sink(j, o, severity);
+        return;
+      }
       cleanup();
-      if (m.result) resolve(m.result);
+      if (m.done) resolve();
       else reject(new Error(m.error));
     };
     const onError = (e: Error) => {

@@ -1,16 +1,31 @@
 // Worker thread of the read pool (src/catalog/pool.ts): levels 1-4 on one chunk of inputs at a time.
 import { parentPort } from 'node:worker_threads';
 import type { InputFile } from '../read/inputs.js';
-import { readChunk, type ReadOptions } from './read.js';
+import type { Severity } from '../findings.js';
+import { readChunk, type ReadOptions, type ReadOutcome } from './read.js';
 
 // The pool sends the next chunk before this one is done (so no chunk waits for the main thread); chunks still run
-// one after the other, so a chunk that awaits its XSD never has a second one beside it in memory.
+// one after the other, so a chunk that awaits its XSD never has a second one beside it in memory. Outcomes are
+// posted in small groups as they are complete: kept to the chunk's end, they were what every young-generation GC
+// of the worker copied again (gc 0.47 -> 0.36 ms per EPD, one file per chunk against 200, in a harness).
+const PART = 10;
 let queue: Promise<void> = Promise.resolve();
 parentPort!.on('message', (msg: { id: number; files: InputFile[]; opts: ReadOptions; early: (string | undefined)[] }) => {
+  const { id } = msg;
+  let part: [number, ReadOutcome, Severity | undefined][] = [];
+  const flush = () => {
+    if (part.length) parentPort!.postMessage({ id, part });
+    part = [];
+  };
   queue = queue.then(() =>
-    readChunk(msg.files, msg.opts, msg.early).then(
-      (result) => parentPort!.postMessage({ id: msg.id, result }),
-      (e: unknown) => parentPort!.postMessage({ id: msg.id, error: e instanceof Error ? (e.stack ?? e.message) : String(e) }),
+    readChunk(msg.files, msg.opts, msg.early, (j, o, xsd) => {
+      if (part.push([j, o, xsd]) >= PART) flush();
+    }).then(
+      () => {
+        flush();
+        parentPort!.postMessage({ id, done: true });
+      },
+      (e: unknown) => parentPort!.postMessage({ id, error: e instanceof Error ? (e.stack ?? e.message) : String(e) }),
     ),
   );
 });

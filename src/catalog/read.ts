@@ -54,33 +54,45 @@ export interface ChunkResult {
   xsd: (Severity | undefined)[];
 }
 
+/** The outcome of file `j` of a chunk, complete; `xsd` as in ChunkResult. */
+export type OutcomeSink = (j: number, outcome: ReadOutcome, xsd: Severity | undefined) => void;
+
 /**
  * Levels 1-4 on a chunk of files: each is read, parsed and validated, then the chunk goes through the XSD
  * validator in batches (schemas compiled once per batch). Bad files become findings, never exceptions.
  * `early[i]` names the schema an XSD run over the file's path already started with (src/catalog/pool.ts): where
  * the dataset turns out to need that schema, its XSD is left to that run; the rest are validated here.
+ * With `emit`, each outcome goes there as soon as it is complete (those validated here at the end) and the result
+ * is empty: a worker posts them as they come instead of keeping a chunk of them alive to its end.
  */
 export async function readChunk(
   files: readonly InputFile[],
   opts: ReadOptions,
   early: readonly (string | undefined)[] = [],
+  emit?: OutcomeSink,
 ): Promise<ChunkResult> {
   const xsdOn = opts.validation?.xsd ?? true;
   const outcomes: ReadOutcome[] = [];
   const xsd: (Severity | undefined)[] = [];
+  const done: OutcomeSink =
+    emit ??
+    ((j, o, severity) => {
+      outcomes[j] = o;
+      xsd[j] = severity;
+    });
   // Only the texts of the results whose XSD runs here are kept: the text getter holds the document's bytes and view,
   // and a chunk of 200 of them kept alive until its end was what every young-generation GC of the worker copied.
-  const own: { i: number; text: string; header: DatasetHeader }[] = [];
+  const own: { i: number; outcome: ReadOutcome; text: string; header: DatasetHeader }[] = [];
   for (const [i, f] of files.entries()) {
     // A plain file is read into the worker's reusable buffer and handled with no `await` until its text is taken
     // (or not): nothing else can read into that buffer meanwhile, and nothing kept refers to it afterwards.
     const r = f.zip ? await readOne(f, opts) : readOneNow(f, opts);
-    outcomes.push(r.outcome);
     // A dataset already rejected by level 2/4 still goes through the XSD, so its report is complete.
     // `in`, not a read: the text is a getter that decodes, and files xmllint validates by path never need it.
-    if (!xsdOn || !('text' in r) || !r.header) continue;
-    if (early[i] === undefined || early[i] !== schemaFor(r.header)) own.push({ i, text: r.text!, header: r.header });
-    else xsd[i] = xsdSeverity(r.header);
+    if (!xsdOn || !('text' in r) || !r.header) done(i, r.outcome, undefined);
+    else if (early[i] === undefined || early[i] !== schemaFor(r.header)) {
+      own.push({ i, outcome: r.outcome, text: r.text!, header: r.header });
+    } else done(i, r.outcome, xsdSeverity(r.header));
   }
   if (!own.length) return { outcomes, xsd };
   const items: XsdItem[] = own.map(({ i, text, header }) => ({
@@ -91,7 +103,10 @@ export async function readChunk(
   }));
   const timeout = opts.xsdTimeoutSeconds ? { timeoutSeconds: opts.xsdTimeoutSeconds } : {};
   const found = await validateXsd(items, { batchSize: opts.xsdBatchSize ?? 200, ...timeout });
-  own.forEach(({ i }, k) => addXsdFindings(outcomes[i]!, found.get(k) ?? [], files[i]!));
+  own.forEach(({ i, outcome }, k) => {
+    addXsdFindings(outcome, found.get(k) ?? [], files[i]!);
+    done(i, outcome, undefined);
+  });
   return { outcomes, xsd };
 }
 

@@ -43,6 +43,33 @@ test('a chunk keeps each file its own text: XSD findings (with XPaths from the t
   assert.equal(both.outcomes[1], (await readChunk([fb], opts)).outcomes[0]);
 });
 
+test('with a sink, each outcome goes there once, when complete: the same outcomes, XSD findings of the chunk included', async () => {
+  const dir = tmp();
+  mkdirSync(dir, { recursive: true });
+  const bad = goodXml.replace('</processInformation>', '<unexpected/></processInformation>');
+  const files = [goodXml, bad, '<broken>', goodXml].map((text, k) => {
+    const abs = join(dir, `${k}.xml`);
+    writeFileSync(abs, text);
+    return /** @type {import('../../dist/read/inputs.js').InputFile} */ ({ abs, path: `${k}.xml`, size: statSync(abs).size, kind: 'xml' });
+  });
+  const kept = await readChunk(files, opts);
+  /** @type {[number, import('../../dist/catalog/read.js').ReadOutcome, unknown][]} */
+  const seen = [];
+  const left = await readChunk(files, opts, [], (j, o, xsd) => seen.push([j, o, xsd]));
+  assert.equal(left.outcomes, [], 'nothing kept to the end of the chunk');
+  assert.equal(seen.map(([j]) => j).sort(), [0, 1, 2, 3]);
+  // The XSD of this chunk runs at its end: the files it validates come last, with their findings.
+  assert.equal(seen.map(([j]) => j).slice(0, 1), [2]);
+  for (const [j, o, xsd] of seen) {
+    assert.equal(o, kept.outcomes[j]);
+    assert.is(xsd, kept.xsd[j]);
+  }
+  assert.ok(
+    seen.find(([j]) => j === 1)[1].findings.some((f) => f.ruleId?.startsWith('xsd')),
+    'the XSD finding is there',
+  );
+});
+
 test('jsonLengthBound: never below the JSON length, undefined past the limit (the index-size check skips JSON by it)', async () => {
   const { jsonLengthBound } = await import('../../dist/catalog/read.js');
   const { readDocument } = await import('../../dist/catalog/read.js');
