@@ -12,7 +12,7 @@ import {
   statSync,
   unlinkSync,
 } from 'node:fs';
-import { copyFile, lstat, readFile } from 'node:fs/promises';
+import { copyFile, lstat } from 'node:fs/promises';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { pipeline } from 'node:stream/promises';
@@ -25,6 +25,7 @@ import type { ReadOutcome } from '../catalog/read.js';
 import type { ResolvedConfig } from '../config/load.js';
 import type { Ref } from '../parse/extract.js';
 import type { InputFile } from '../read/inputs.js';
+import { readFileReused } from '../read/zip.js';
 import { isInside, toPosix } from '../util/paths.js';
 import { GENERATOR_VERSION } from '../version.js';
 import { BuildManifest, type TreeEntry } from './manifest.js';
@@ -195,19 +196,15 @@ export class BuildCache implements OutcomeCache {
    * wrote the cache an unchanged stat is enough; elsewhere (a CI runner's fresh checkout: new paths, mtimes and
    * ctimes) a file is unchanged when the sha256 of its bytes is the one recorded. Hashing is far cheaper than parsing.
    */
+  // eslint-disable-next-line @typescript-eslint/require-await -- synchronous reads are the point (OutcomeCache is async)
   async lookupAll(files: readonly InputFile[]): Promise<(CachedOutcome | undefined)[]> {
-    const out = new Array<CachedOutcome | undefined>(files.length);
     const sameMachine = this.prev?.root === this.root;
-    let next = 0;
-    const worker = async () => {
-      for (let i = next++; i < files.length; i = next++) out[i] = await this.lookup(files[i]!, sameMachine);
-    };
-    await Promise.all(Array.from({ length: Math.min(8, files.length) }, worker));
+    const out = files.map((f) => this.lookup(f, sameMachine));
     this.stats.read = out.filter((o) => !o).length;
     return out;
   }
 
-  private async lookup(file: InputFile, sameMachine: boolean): Promise<CachedOutcome | undefined> {
+  private lookup(file: InputFile, sameMachine: boolean): CachedOutcome | undefined {
     if (file.entry !== undefined) return undefined;
     const id = this.id(file);
     const e = this.prev?.inputs[id];
@@ -220,13 +217,14 @@ export class BuildCache implements OutcomeCache {
       return e.outcome;
     }
     if (!e.outcome.digest) return undefined;
-    let bytes: Buffer;
+    // Synchronous, into one reused buffer: 10,000 promise reads on a fresh runner cost twice the time of the hashing.
+    let digest: string;
     try {
-      bytes = await readFile(file.abs);
+      digest = createHash('sha256').update(readFileReused(file.abs)).digest('hex');
     } catch {
       return undefined;
     }
-    if (createHash('sha256').update(bytes).digest('hex') !== e.outcome.digest) return undefined;
+    if (digest !== e.outcome.digest) return undefined;
     // The stat taken before the read: a change during it shows as a mismatch next time.
     this.next.inputs[id] = { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, outcome: e.outcome };
     this.stats.byContent++;

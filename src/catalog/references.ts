@@ -71,8 +71,6 @@ export function checkReferences(
   const seen = new Set<string>();
   let total = 0;
   let resolved = 0;
-  // Per dataset whose references were followed: whether any is missing. Each is followed, and counted, once.
-  const followed = new Map<Dataset, boolean>();
   const messages = new Map<string, string>();
   const folders = new Map<string, string>();
   // Findings are made as edges go missing; no second record of them (a million at 100,000 EPDs).
@@ -86,15 +84,7 @@ export function checkReferences(
   const findings: Finding[] = [];
   const failed = new Set<string>();
 
-  const edge = (
-    from: Dataset,
-    xpath: string,
-    ok: boolean,
-    epd: string,
-    what: { type: string; uuid?: string; uri?: string },
-    once = false,
-  ) => {
-    if (!ok) failed.add(epd);
+  const edge = (from: Dataset, xpath: string, ok: boolean, what: { type: string; uuid?: string; uri?: string }, once = false) => {
     // A reference followed once per dataset (`once`) is distinct by construction: counted, no key kept (only
     // looked up when missing, in case the declared-unit chain counted it before its dataset was followed).
     if (!once || !ok) {
@@ -119,16 +109,12 @@ export function checkReferences(
     missingFindings.push(f);
   };
 
-  // What a source's digital files give each EPD that reaches it: resolved once, at the first visit (its edges are
-  // counted then); later visits only take its documents and, when one is missing, fail the EPD. Sources such as a
-  // shared LCA method report are reached from most EPDs.
+  // A source's digital files, resolved once (its edges counted then). Sources such as a shared LCA method report
+  // are reached from most EPDs.
   const sourceFiles = new Map<Dataset, { missing: boolean; docs: [string, SourceDocument][] }>();
-  const filesOf = (d: Dataset, epd: string) => {
+  const filesOf = (d: Dataset) => {
     let s = sourceFiles.get(d);
-    if (s) {
-      if (s.missing) failed.add(epd);
-      return s;
-    }
+    if (s) return s;
     s = { missing: false, docs: [] };
     for (const f of d.header.links.digitalFiles ?? []) {
       if (/^[a-z][a-z0-9+.-]*:/i.test(f.uri)) {
@@ -138,7 +124,7 @@ export function checkReferences(
       }
       const name = documentName(f.uri);
       const file = name ? pickDocument(docs.get(name), d.file) : undefined;
-      edge(d, f.xpath, !!file, epd, { type: 'digital file', uri: f.uri });
+      edge(d, f.xpath, !!file, { type: 'digital file', uri: f.uri });
       if (!file) s.missing = true;
       if (file && name) {
         const sd = allDocs.get(`${d.header.uuid}/${name}`) ?? { source: d, name, file };
@@ -149,52 +135,81 @@ export function checkReferences(
     sourceFiles.set(d, s);
     return s;
   };
-  // Each dataset's references with their targets, looked up once (a flow is reached from thousands of EPDs).
-  const targets = new Map<Dataset, { r: Ref; target: Dataset | undefined }[]>();
-  const targetsOf = (d: Dataset) => {
-    let t = targets.get(d);
-    if (!t) targets.set(d, (t = d.header.references.filter((r) => r.uuid).map((r) => ({ r, target: lookup(r) }))));
-    return t;
+  // Each dataset's references with their targets, looked up and counted once (a flow is reached from thousands of
+  // EPDs): `missing` when any target is not in the input.
+  const follows = new Map<Dataset, { targets: Dataset[]; missing: boolean }>();
+  const follow = (d: Dataset) => {
+    let f = follows.get(d);
+    if (f) return f;
+    f = { targets: [], missing: false };
+    for (const r of d.header.references) {
+      if (!r.uuid) continue;
+      const target = lookup(r);
+      edge(d, r.xpath, !!target, { type: r.type ?? '', uuid: r.uuid }, true);
+      if (target) f.targets.push(target);
+      else f.missing = true;
+    }
+    follows.set(d, f);
+    return f;
+  };
+  /** A dataset reached at depth 2 (or on the declared-unit chain) adds itself; a source adds its documents: true when one is missing. */
+  const reached = (d: Dataset, into: Set<Dataset> | undefined, documents: Map<string, SourceDocument>): boolean => {
+    into?.add(d);
+    if (d.header.type !== 'source') return false;
+    const s = filesOf(d);
+    for (const [k, sd] of s.docs) documents.set(k, sd);
+    return s.missing;
+  };
+  // What a dataset reached at depth 1 adds to every EPD that reaches it: itself and its references (depth 2), their
+  // documents, and whether any of its references or documents is missing. Made once per dataset.
+  const reaches = new Map<Dataset, { datasets: Dataset[]; docs: [string, SourceDocument][]; missing: boolean }>();
+  const reachOf = (d: Dataset) => {
+    let r = reaches.get(d);
+    if (r) return r;
+    const f = follow(d);
+    const documents = new Map<string, SourceDocument>();
+    let missing = f.missing;
+    for (const x of [d, ...f.targets]) if (reached(x, undefined, documents)) missing = true;
+    r = { datasets: [d, ...f.targets], docs: [...documents], missing };
+    reaches.set(d, r);
+    return r;
   };
 
   for (const epd of catalog.epds) {
-    const datasets = new Set<Dataset>();
+    const id = epd.header.uuid;
+    // Its closure: kept only for the ZIP exports (bounded memory without them).
+    const datasets = opts.closures !== false ? new Set<Dataset>() : undefined;
     const documents = new Map<string, SourceDocument>();
-    const visit = (d: Dataset, depth: number) => {
-      const known = datasets.has(d);
-      datasets.add(d);
-      if (d.header.type === 'source') for (const [k, sd] of filesOf(d, epd.header.uuid).docs) documents.set(k, sd);
-      if (known || depth >= REFERENCE_DEPTH) return;
-      const before = followed.get(d);
-      if (before) failed.add(epd.header.uuid);
-      let anyMissing = false;
-      for (const { r, target } of targetsOf(d)) {
-        if (before === undefined) edge(d, r.xpath, !!target, epd.header.uuid, { type: r.type ?? '', uuid: r.uuid! }, true);
-        if (!target) anyMissing = true;
-        else visit(target, depth + 1);
-      }
-      followed.set(d, anyMissing);
-    };
-    visit(epd, 0);
+    const own = follow(epd);
+    let missing = own.missing;
+    // Depth 1 and 2. Every dataset at depth 1 is followed, whether or not another path reaches it at depth 2.
+    for (const t of own.targets) {
+      const r = reachOf(t);
+      if (r.missing) missing = true;
+      if (datasets) for (const x of r.datasets) datasets.add(x);
+      for (const [k, sd] of r.docs) documents.set(k, sd);
+    }
     // Declared unit chain, followed to the unit group whatever the depth.
     const unit = declaredUnit(
       epd,
       lookup,
-      (d) => visit(d, REFERENCE_DEPTH),
+      (d) => {
+        if (reached(d, datasets, documents)) missing = true;
+      },
       (from, r) => {
+        missing = true;
         // A dataset whose references were followed has this missing edge counted already.
-        if (followed.has(from)) failed.add(epd.header.uuid);
-        else edge(from, r.xpath, false, epd.header.uuid, { type: r.type ?? '', uuid: r.uuid! });
+        if (!follows.has(from)) edge(from, r.xpath, false, { type: r.type ?? '', uuid: r.uuid! });
       },
     );
+    if (missing) failed.add(id);
     if (unit) epd.declaredUnit = unit;
-    datasets.delete(epd);
+    datasets?.delete(epd);
     const byPath = (a: Dataset, b: Dataset) => cmp(a.header.type, b.header.type) || cmp(a.header.uuid, b.header.uuid);
     const docList = [...documents.values()].sort((a, b) => cmp(a.source.header.uuid, b.source.header.uuid) || cmp(a.name, b.name));
-    // Closures feed the ZIP exports only: not kept without them (bounded memory).
-    if (opts.closures !== false) closures.set(epd.header.uuid, { datasets: [...datasets.values()].sort(byPath), documents: docList });
+    if (datasets) closures.set(id, { datasets: [...datasets].sort(byPath), documents: docList });
     const pdf = findEpdPdf(epd, lookup, docList);
-    if (pdf) epdPdf.set(epd.header.uuid, pdf);
+    if (pdf) epdPdf.set(id, pdf);
   }
 
   // Every published source serves its files, reached from an EPD or not (clients may open any source).

@@ -263,4 +263,29 @@ test('documentName takes the file name of bare, relative and encoded @uri values
   assert.is(documentName('../external_docs/.htaccess'), undefined);
 });
 
+test('a dataset an EPD references is followed even when another of its references reaches it first (depth 2)', () => {
+  // EPD -> A -> B and EPD -> B; B -> C and B -> a missing flow property. A is followed first, so B is reached at
+  // depth 2 before it is reached at depth 1: B's references are still the EPD's depth 2.
+  const C = ds('contact', 'dddddddd-0000-4000-8000-00000000000c');
+  const B = ds('source', 'dddddddd-0000-4000-8000-00000000000b', [
+    ref('contact data set', C.header.uuid),
+    ref('flow property data set', 'dddddddd-0000-4000-8000-00000000dead'),
+  ]);
+  const A = ds('contact', 'dddddddd-0000-4000-8000-00000000000a', [ref('source data set', B.header.uuid)]);
+  const E = ds('process', 'eeeeeeee-0000-4000-8000-000000000001', [
+    ref('contact data set', A.header.uuid),
+    ref('source data set', B.header.uuid),
+  ]);
+  const { report } = checkReferences(catalogOf([A, B, C, E]), { require: false, closures: true });
+  assert.equal(
+    report.closures.get(E.header.uuid).datasets.map((d) => d.header.uuid),
+    [A.header.uuid, C.header.uuid, B.header.uuid],
+    "C, B's reference, is in the closure",
+  );
+  assert.is(report.missing, 1, "B's missing reference is reported");
+  const cat = catalogOf([A, B, C, E]);
+  checkReferences(cat, { require: true });
+  assert.equal(cat.epds, [], 'and it unlists the EPD under --require-dependencies');
+});
+
 test.run();
