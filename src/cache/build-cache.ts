@@ -23,6 +23,7 @@ import type { OutcomeCache } from '../catalog/build.js';
 import type { Interner } from '../catalog/intern.js';
 import type { ReadOutcome } from '../catalog/read.js';
 import type { ResolvedConfig } from '../config/load.js';
+import type { Finding } from '../findings.js';
 import type { Ref } from '../parse/extract.js';
 import type { InputFile } from '../read/inputs.js';
 import { readFileReused } from '../read/zip.js';
@@ -50,8 +51,11 @@ interface InputEntry {
   outcome: CachedOutcome;
 }
 
-/** Bump when the cache's layout or the meaning of its entries changes. 4: inputs by relative path and content; 5: findings have params. */
-const FORMAT = 5;
+/**
+ * Bump when the cache's layout or the meaning of its entries changes. 4: inputs by relative path and content; 5:
+ * findings have params; 6: repeated values by number ('v' lines).
+ */
+const FORMAT = 6;
 
 interface CacheDoc {
   format: number;
@@ -66,7 +70,23 @@ interface CacheDoc {
   blobs: Record<string, number>;
 }
 
-type Line = ['r', number, Ref] | ['i', string, InputEntry] | ['o', string, { key: string; size: number }] | ['b', string, number];
+type Line =
+  | ['r', number, Ref]
+  | ['v', number, unknown]
+  | ['i', string, InputEntry]
+  | ['o', string, { key: string; size: number }]
+  | ['b', string, number];
+
+/**
+ * Header fields whose values EPDs of one programme operator repeat (the compliance system, the publisher, owners,
+ * classifications, declared-unit links), and the finding fields (messages, XPaths) thousands of findings repeat: on
+ * disk each distinct value once ('v' line), then by number. Names and comments differ from EPD to EPD: kept inline.
+ */
+const PACKED_HEADER = ['links'] as const;
+const PACKED_PROCESS = ['classifications', 'compliance', 'owner', 'publishers', 'registrationAuthority'] as const;
+const PACKED_FINDING = ['message', 'xpath'] as const;
+/** Shorter values cost more as a number and a lookup than inline. */
+const PACK_MIN = 24;
 
 export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.PO_NODE_CACHE_DIR || join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'po-node');
@@ -159,6 +179,7 @@ export class BuildCache implements OutcomeCache {
       lines.on('error', () => undefined);
       stop = () => gunzip.destroy();
       const refs: Ref[] = [];
+      const values: unknown[] = [];
       for await (const line of lines) {
         if (!doc) {
           const head = JSON.parse(line) as Pick<CacheDoc, 'format' | 'key' | 'root' | 'out'>;
@@ -169,11 +190,18 @@ export class BuildCache implements OutcomeCache {
         const e = JSON.parse(line) as Line;
         // Interned as read, so the previous index never exists twice in memory.
         if (e[0] === 'r') refs[e[1]] = interner ? interner.ref(e[2]) : e[2];
+        else if (e[0] === 'v') values[e[1]] = interner ? interner.shared(e[2]) : e[2];
         else if (e[0] === 'i') {
-          const h = e[2].outcome.header;
-          // On disk a header's references are numbers: indexes of the 'r' lines before it.
-          if (h) h.references = (h.references as unknown as number[]).map((k) => refs[k]!);
-          doc.inputs[e[1]] = interner ? { ...e[2], outcome: interner.outcome(e[2].outcome) } : e[2];
+          const o = e[2].outcome;
+          const h = o.header;
+          // On disk a header's references are numbers: indexes of the 'r' lines before it; packed values likewise.
+          if (h) {
+            h.references = (h.references as unknown as number[]).map((k) => refs[k]!);
+            unpack(h, PACKED_HEADER, values);
+            if (h.process) unpack(h.process, PACKED_PROCESS, values);
+          }
+          for (const f of o.findings) unpack(f, PACKED_FINDING, values);
+          doc.inputs[e[1]] = interner ? { ...e[2], outcome: interner.outcome(o) } : e[2];
         } else if (e[0] === 'o') doc.outputs[e[1]] = e[2];
         else doc.blobs[e[1]] = e[2];
       }
@@ -367,10 +395,28 @@ export class BuildCache implements OutcomeCache {
       await write(JSON.stringify({ format, key, root, out }));
       // Each distinct reference once ('r' line), then by number: EPDs share most of theirs (flows, methods).
       const refIds = new Map<Ref, number>();
+      const valueIds = new Map<string, number>();
+      const pack = async <T extends object>(o: T, keys: readonly (keyof T & string)[]): Promise<T> => {
+        const out = { ...o } as Record<string, unknown>;
+        for (const k of keys) {
+          if (o[k] === undefined) continue;
+          const j = JSON.stringify(o[k]);
+          if (j.length < PACK_MIN) continue;
+          let id = valueIds.get(j);
+          if (id === undefined) {
+            valueIds.set(j, (id = valueIds.size));
+            await write(`["v",${id},${j}]`);
+          }
+          out[k] = id;
+        }
+        return out as T;
+      };
       for (const [k, v] of Object.entries(this.next.inputs)) {
         const h = v.outcome.header;
+        const findings: Finding[] = [];
+        for (const f of v.outcome.findings) findings.push(await pack(f, PACKED_FINDING));
         if (!h) {
-          await write(JSON.stringify(['i', k, v]));
+          await write(JSON.stringify(['i', k, { ...v, outcome: { ...v.outcome, findings } }]));
           continue;
         }
         const ids: number[] = [];
@@ -382,7 +428,9 @@ export class BuildCache implements OutcomeCache {
           }
           ids.push(id);
         }
-        await write(JSON.stringify(['i', k, { ...v, outcome: { ...v.outcome, header: { ...h, references: ids } } }]));
+        const header = await pack({ ...h, references: ids as unknown as Ref[] }, PACKED_HEADER);
+        if (h.process) header.process = await pack(h.process, PACKED_PROCESS);
+        await write(JSON.stringify(['i', k, { ...v, outcome: { ...v.outcome, findings, header } }]));
       }
       for (const [k, v] of Object.entries(this.next.outputs)) await write(JSON.stringify(['o', k, v]));
       for (const [k, v] of Object.entries(this.next.blobs)) await write(JSON.stringify(['b', k, v]));
@@ -406,6 +454,12 @@ export class BuildCache implements OutcomeCache {
       if (!keep.has(p)) rmSync(p, { force: true });
     }
   }
+}
+
+/** Put back the packed values of `o`'s `keys` (numbers on disk: indexes of the 'v' lines before it). */
+function unpack<T extends object>(o: T, keys: readonly (keyof T & string)[], values: readonly unknown[]): void {
+  const r = o as Record<string, unknown>;
+  for (const k of keys) if (typeof r[k] === 'number') r[k] = values[r[k]];
 }
 
 /** Hard-link `from` as `to`, replacing a file there; false where no link can be made (another file system, EMLINK). */
