@@ -162,9 +162,9 @@ export class BuildCache implements OutcomeCache {
    * Read the previous build's cache. It is streamed line by line (one entry a line, gzipped): a corpus of
    * 100,000 EPDs makes a cache of about a gigabyte of JSON, too much for one string.
    */
-  async load(interner?: Interner): Promise<this> {
+  async load(interner?: Interner, manifest: BuildManifest = new BuildManifest(this.file)): Promise<this> {
     if (this.fresh) return this;
-    this.site = BuildManifest.previousSite(this.file, this.out);
+    this.site = manifest.previousSite(this.out);
     let stop: (() => void) | undefined;
     try {
       if (!existsSync(this.file)) return this;

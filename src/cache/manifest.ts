@@ -153,6 +153,8 @@ function sameEntry(a: TreeEntry, b: TreeEntry): boolean {
 export class BuildManifest {
   readonly manifestFile: string;
   readonly resultFile: string;
+  /** The manifest as upToDate() read it (null: none or unreadable): the build that follows takes the previous site from it. */
+  private doc: ManifestDoc | null | undefined;
 
   /** `cacheFile`: the incremental-build cache of the same output (the manifest sits beside it). */
   constructor(cacheFile: string) {
@@ -177,12 +179,8 @@ export class BuildManifest {
     discovery: readonly Finding[],
     recordedAt?: number,
   ): StoredResult<S, H, P> | undefined {
-    let doc: ManifestDoc;
-    try {
-      doc = JSON.parse(readFileSync(this.manifestFile, 'utf8')) as ManifestDoc;
-    } catch {
-      return undefined;
-    }
+    const doc = this.read();
+    if (!doc) return undefined;
     if (doc.format !== FORMAT || doc.key !== key || doc.inputs.length !== files.length) return undefined;
     if (doc.discovery !== JSON.stringify(discovery)) return undefined;
     const now = statInputs(files, recordedAt).inputs;
@@ -205,15 +203,26 @@ export class BuildManifest {
     return { ...stored, findings: unpackFindings(stored.findings) };
   }
 
-  /** The trees as recorded, for a build that links the previous site's files: a file still as recorded needs no re-hash. */
-  static previousSite(file: string, out: string): Map<string, TreeEntry> | undefined {
-    try {
-      const doc = JSON.parse(readFileSync(new BuildManifest(file).manifestFile, 'utf8')) as ManifestDoc;
-      const site = doc.format === FORMAT ? doc.trees[0] : undefined;
-      return site?.root === out ? new Map(site.entries.map((e) => [e[0], e])) : undefined;
-    } catch {
-      return undefined;
+  private read(): ManifestDoc | null {
+    if (this.doc === undefined) {
+      try {
+        this.doc = JSON.parse(readFileSync(this.manifestFile, 'utf8')) as ManifestDoc;
+      } catch {
+        this.doc = null;
+      }
     }
+    return this.doc;
+  }
+
+  /**
+   * The site as recorded, for a build that links the previous site's files: a file still as recorded needs no re-hash.
+   * The manifest is read once per build (upToDate() read it first) and let go after this.
+   */
+  previousSite(out: string): Map<string, TreeEntry> | undefined {
+    const doc = this.read();
+    this.doc = null;
+    const site = doc?.format === FORMAT ? doc.trees[0] : undefined;
+    return site?.root === out ? new Map(site.entries.map((e) => [e[0], e])) : undefined;
   }
 
   /** After a build wrote and swapped in its trees: the result first, then the manifest that points to it. */

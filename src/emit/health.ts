@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { StringDecoder } from 'node:string_decoder';
 import type { Catalog } from '../catalog/build.js';
 import type { ReferenceReport } from '../catalog/references.js';
 import type { ResolvedConfig } from '../config/load.js';
@@ -190,25 +189,33 @@ async function jsonListCheck(
  * its entries (each entry carries `marker` exactly once, as a key or start tag no escaped text can contain)
  * and the total it declares in its first bytes. A missing file gives -1 entries.
  */
-export async function scanList(path: string, marker: string, total: RegExp): Promise<{ sha256: string; entries: number; total?: number }> {
+export async function scanList(
+  path: string,
+  marker: string,
+  total: RegExp,
+  chunkBytes = 1 << 20,
+): Promise<{ sha256: string; entries: number; total?: number }> {
   const hash = createHash('sha256');
-  const decoder = new StringDecoder('utf8');
+  // Bytes, not text: the marker is ASCII, and no byte of a multi-byte UTF-8 character is (decoding 40 MB of lists
+  // cost a 1% rebuild of 10,000 EPDs about 0.3 s).
+  const needle = Buffer.from(marker, 'latin1');
   let entries = 0;
-  let carry = '';
-  let head = '';
+  let carry: Buffer | undefined;
+  let head: string | undefined;
   try {
-    for await (const chunk of createReadStream(path)) {
-      hash.update(chunk as Buffer);
-      const text = carry + decoder.write(chunk as Buffer);
-      if (head.length < 4096) head += text.slice(0, 4096);
-      for (let i = text.indexOf(marker); i >= 0; i = text.indexOf(marker, i + marker.length)) entries++;
+    for await (const chunk of createReadStream(path, { highWaterMark: chunkBytes }) as AsyncIterable<Buffer>) {
+      hash.update(chunk);
+      // The total is declared in the first line.
+      head ??= chunk.toString('latin1', 0, Math.min(chunk.length, 4096));
+      const bytes = carry ? Buffer.concat([carry, chunk]) : chunk;
+      for (let i = bytes.indexOf(needle); i >= 0; i = bytes.indexOf(needle, i + needle.length)) entries++;
       // Keep less than a marker: a marker split across chunks is counted once, in the next round.
-      carry = text.slice(Math.max(0, text.length - marker.length + 1));
+      carry = bytes.subarray(Math.max(0, bytes.length - needle.length + 1));
     }
   } catch {
     return { sha256: '', entries: -1 };
   }
-  const m = total.exec(head);
+  const m = total.exec(head ?? '');
   return { sha256: hash.digest('hex'), entries, ...(m ? { total: Number(m[1]) } : {}) };
 }
 

@@ -39,12 +39,15 @@ test('encodeParts gives the bytes of the joined pieces in chunks of at most the 
 
 test('health reads lists back as a stream: entries split across read chunks count once, total and hash exact', async () => {
   const dir = tmp();
-  // Entries of odd length, so markers fall across the 64 KiB read boundaries at many offsets; non-ASCII too.
+  // Entries of odd length, so markers fall across the read boundaries (chunks of 4,099 bytes) at many offsets; non-ASCII
+  // too.
   const body = Array.from({ length: 20000 }, (_v, i) => `<process:process n="${i}">é${'x'.repeat(i % 7)}</process:process>\n`).join('');
   const text = `<list serviceapi:totalSize="20000">\n${body}</list>\n`;
   writeFileSync(join(dir, 'l.xml'), text);
-  const r = await scanList(join(dir, 'l.xml'), '<process:process ', /\sserviceapi:totalSize="(\d+)"/);
+  const r = await scanList(join(dir, 'l.xml'), '<process:process ', /\sserviceapi:totalSize="(\d+)"/, 4099);
   assert.is(r.entries, 20000);
+  const whole = await scanList(join(dir, 'l.xml'), '<process:process ', /\sserviceapi:totalSize="(\d+)"/);
+  assert.equal(whole, r, 'the same in chunks of 1 MiB');
   assert.is(r.total, 20000);
   assert.is(r.sha256, createHash('sha256').update(text).digest('hex'));
   assert.is((await scanList(join(dir, 'missing.xml'), 'x', /y/)).entries, -1);
