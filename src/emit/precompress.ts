@@ -101,9 +101,13 @@ export function acceptedEncodings(header: string | undefined, offered: readonly 
  */
 const WHOLE_MAX = 8 << 20;
 
-/** The key of a sibling: its encoding, level and the SHA-256 of its document. */
-function siblingKey(e: Encoding, digest: string): string {
-  return `${e}-${e === 'gzip' ? GZIP_LEVEL : BROTLI_QUALITY}:sha256:${digest}`;
+/**
+ * The key of a sibling: its encoding, level and its document's content key (a list page's, which stands for its
+ * bytes), else the document's SHA-256. A list page linked from the previous site then needs no read to find its
+ * siblings there (at 10,000 EPDs, 85 MB of pages read and hashed in every incremental build).
+ */
+function siblingKey(e: Encoding, doc: { key?: string | undefined; digest?: string | undefined }): string {
+  return `${e}-${e === 'gzip' ? GZIP_LEVEL : BROTLI_QUALITY}:${doc.key ?? `sha256:${doc.digest}`}`;
 }
 
 /** Compressions run at once: each holds its document in memory (lists of a large node are hundreds of MB). */
@@ -129,11 +133,11 @@ export class EarlyCompressor {
     return this.o.encodings.length > 0 && precompressible(path);
   }
 
-  /** A document is written (`abs`, its size and SHA-256): its siblings are queued. */
-  written(path: string, abs: string, size: number, digest: string): void {
+  /** A document is written (`abs`, its size, SHA-256 and content key): its siblings are queued. */
+  written(path: string, abs: string, size: number, digest: string, key?: string): void {
     const made = new Map<Encoding, Promise<Uint8Array>>();
     this.seen.set(path, { digest, made });
-    const todo = this.o.encodings.filter((e) => !this.reusable?.(`${path}${ENCODING_EXT[e]}`, siblingKey(e, digest)).length);
+    const todo = this.o.encodings.filter((e) => !this.reusable?.(`${path}${ENCODING_EXT[e]}`, siblingKey(e, { key, digest })).length);
     if (size < this.o.minBytes || !todo.length) return;
     const i = this.next++ % EARLY_SLOTS;
     const job = this.slots[i]!.then(() => {
@@ -177,7 +181,8 @@ export async function planPrecompressed(
     const whole = size <= WHOLE_MAX;
     const seen = early?.of(f.path);
     let digest = seen?.digest;
-    if (!digest) {
+    // A document with a content key needs no hash: its siblings are keyed by it.
+    if (!digest && !f.key) {
       const sha = createHash('sha256');
       if (whole) sha.update(readFileSync(abs));
       else await pipeline(createReadStream(abs), sha);
@@ -187,7 +192,7 @@ export async function planPrecompressed(
     out[i] = o.encodings.map((e) => ({
       path: `${f.path}${ENCODING_EXT[e]}`,
       contentType: f.contentType,
-      key: siblingKey(e, digest),
+      key: siblingKey(e, { key: f.key, digest }),
       source: { make: () => seen?.made.get(e) ?? compressFile(abs, e, bytes?.()) },
     }));
   });

@@ -319,7 +319,7 @@ async function writeOne(w: Writer, f: PlannedFile): Promise<number> {
   if (hash) {
     const digest = hash.digest('hex');
     if (keyed && digest === f.key!.slice(7)) w.known.set(f.path, f.key!);
-    if (early) w.early!.written(f.path, to, size, digest);
+    if (early) w.early!.written(f.path, to, size, digest, f.key);
   }
   if (cache && f.key) {
     cache.emitted(f.path, f.key, size);

@@ -55,6 +55,24 @@ test('early: compressed as written, unless the cache can link the sibling; the p
   assert.ok(Buffer.from(await /** @type {any} */ (planned[1].source).make()).equals(streamed), 'the early bytes, not compressed again');
 });
 
+test('a document with a content key (a list page linked from the previous site) has siblings keyed by it, not hashed', async () => {
+  const dir = tmp();
+  const list = writeList(dir);
+  const key = 'list:json:0123abcd';
+  const planned = await planPrecompressed(dir, [{ path: list.path, contentType: 'application/json', source: { text: '' }, key }], CONFIG);
+  assert.equal(
+    planned.map((f) => [f.path, f.key]),
+    [
+      [`${list.path}.br`, `br-6:${key}`],
+      [`${list.path}.gz`, `gzip-9:${key}`],
+    ],
+  );
+  // As the early compressor keys the same document when the writer writes it.
+  const asked = [];
+  new EarlyCompressor(CONFIG, (_path, k) => (asked.push(k), [])).written(list.path, list.abs, list.bytes.length, list.digest, key);
+  assert.equal(asked.sort(), [`br-6:${key}`, `gzip-9:${key}`]);
+});
+
 test('early: a document below minBytes starts no compression', () => {
   const early = new EarlyCompressor(CONFIG);
   early.written('index.html', '/nonexistent/index.html', 100, 'ab');
