@@ -309,14 +309,17 @@ async function writeOne(w: Writer, f: PlannedFile): Promise<number> {
   const hash = keyed || early ? createHash('sha256') : undefined;
   const s = f.source;
   const made = 'make' in s ? await s.make() : undefined;
+  let copied: ReturnType<typeof copyInto> | undefined;
   const size = createFile(to, w.file, (fd) => {
     if ('make' in s) return writeAll(fd, made!, hash);
-    if ('copy' in s) return copyInto(s.copy, fd, hash);
+    // An input still as discovered is not hashed again: its key is the sha256 of the bytes read then.
+    if ('copy' in s) return (copied = copyInto(s.copy, fd, hash, keyed ? s.stat : undefined)).size;
     if ('bytes' in s) return writeAll(fd, s.bytes, hash);
     if ('parts' in s) return writeParts(fd, s.parts(), hash);
     return writeAll(fd, Buffer.from(s.text), hash);
   });
-  if (hash) {
+  if (copied?.asRecorded) w.known.set(f.path, f.key!);
+  else if (hash && (!copied || copied.hashed)) {
     const digest = hash.digest('hex');
     if (keyed && digest === f.key!.slice(7)) w.known.set(f.path, f.key!);
     if (early) w.early!.written(f.path, to, size, digest, f.key);
