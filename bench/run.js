@@ -150,13 +150,19 @@ const noVal = bestOf(join(work, 'site-noval'), { clean: true, level: 1, cacheDir
 const siteBytes = du(join(work, 'site-noval'));
 rmSync(join(work, 'site-noval'), { recursive: true, force: true });
 let full, noop, onePct, fresh, zipFull, zipOnePct, zipSiteBytes;
-/** Change the name of 1% of the EPDs of a corpus; `from` picks which 1%. */
+/**
+ * Change the name of 1% of the EPDs of a corpus; `from` picks which 1%. A kept corpus is changed again by every run:
+ * the mark is counted up ("changed 2 "), so the names do not grow from run to run.
+ */
 function change1pct(dir, from) {
   const procs = readdirSync(join(dir, 'processes')).sort();
   const n = Math.max(1, Math.floor(procs.length / 100));
   for (const f of procs.slice(from * n, (from + 1) * n)) {
     const p = join(dir, 'processes', f);
-    writeFileSync(p, readFileSync(p, 'utf8').replace(/(<baseName[^>]*>)/, '$1changed '));
+    const text = readFileSync(p, 'utf8');
+    const m = /(<baseName[^>]*>)(changed (\d+) |(?:changed )+)?/.exec(text);
+    const count = m?.[3] ? Number(m[3]) + 1 : (m?.[2]?.length ?? 0) / 8 + 1;
+    writeFileSync(p, text.replace(/(<baseName[^>]*>)(?:changed \d+ |(?:changed )+)?/, `$1changed ${count} `));
   }
 }
 if (!rssOnly) {

@@ -144,7 +144,10 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
     {
       // Incremental builds: unchanged inputs and outputs are reused (src/cache/build-cache.ts, docs/performance.md).
       openCache: async (cfg, interner, builtAt) => {
-        cache = await new BuildCache(cfg.out, cfg.baseDir, cacheKey(cfg, builtAt, cwd), opts.clean ?? false, cacheAt).load(interner, manifest);
+        cache = await new BuildCache(cfg.out, cfg.baseDir, cacheKey(cfg, builtAt, cwd), opts.clean ?? false, cacheAt).load(
+          interner,
+          manifest,
+        );
         return cache;
       },
     },
