@@ -4,7 +4,7 @@ import { lstat, readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { SITE_MARKERS, siteContentType } from '../site/routes.js';
-import { pool } from '../emit/write.js';
+import { pool } from '../util/pool.js';
 import { siblingOf, type Encoding } from '../emit/precompress.js';
 import { CLOUDFRONT_COMPRESS_MAX_BYTES } from '../config/hosts.js';
 import { InputError } from '../errors.js';

@@ -1,5 +1,5 @@
 import { CACHE_CONTROL } from '../site/routes.js';
-import { pool } from '../emit/write.js';
+import { pool } from '../util/pool.js';
 import { ConfigError, PoNodeError } from '../errors.js';
 import { GENERATOR_VERSION } from '../version.js';
 import { batches, invalidationPaths, MAX_PATHS_PER_REQUEST } from './invalidation.js';

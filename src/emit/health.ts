@@ -9,7 +9,7 @@ import { cmp, countFindings, type Finding } from '../findings.js';
 import { DATASET_TYPES } from '../parse/ilcd.js';
 import { GENERATOR_NAME, GENERATOR_VERSION } from '../version.js';
 import { readInput } from '../read/zip.js';
-import { pool } from './write.js';
+import { pool } from '../util/pool.js';
 import type { PlannedFile } from './files.js';
 import { datasetFile, EPD_DIRS, HEALTH_FILES, LIST_JSON_TYPE, listFile, PROCESSES, SUB, V1_LIST } from '../site/routes.js';
 

@@ -8,7 +8,7 @@ import zlib, { constants as Z } from 'node:zlib';
 import { HEALTH_FILES, isDatasetPath, isDocumentPath, siteContentType } from '../site/routes.js';
 import type { Encoding, PrecompressConfig } from '../config/load.js';
 import type { PlannedFile } from './files.js';
-import { pool } from './write.js';
+import { pool } from '../util/pool.js';
 
 /**
  * Precompressed siblings (`<file>.gz`, `<file>.br`) of the generated documents, for hosts that serve them in place of

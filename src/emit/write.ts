@@ -23,6 +23,7 @@ import type { KnownHashes } from './health.js';
 import type { EarlyCompressor } from './precompress.js';
 import { checkWritable, MOUNT_HINT, outputFailure, removeStaleTemps, tempPrefix } from './output-dir.js';
 import { encodeParts } from './stream.js';
+import { pool } from '../util/pool.js';
 
 /** Written into every site po-node builds, so a later build knows the folder is its own to replace. */
 export const MARKER_FILE = '.po-node.json';
@@ -379,22 +380,4 @@ function target(dir: string, path: string): string {
   const to = resolve(dir, path);
   if (!isInside(dir, to)) throw new Error(`internal: output path escapes the site: ${path}`);
   return to;
-}
-
-export async function pool<T>(items: readonly T[], size: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  // The first failure stops new work but waits for the calls in flight: a caller that cleans up after the error
-  // (the writer removes its temporary folder) must not race writes still landing in it (disk full left it behind).
-  let failed: { error: unknown } | undefined;
-  const worker = async () => {
-    while (!failed && next < items.length) {
-      try {
-        await fn(items[next++]!);
-      } catch (error) {
-        failed ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(size, items.length) }, worker));
-  if (failed) throw failed.error;
 }
