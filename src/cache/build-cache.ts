@@ -196,7 +196,7 @@ export class BuildCache implements OutcomeCache {
           const h = o.header;
           // On disk a header's references are numbers: indexes of the 'r' lines before it; packed values likewise.
           if (h) {
-            h.references = (h.references as unknown as number[]).map((k) => refs[k]!);
+            h.references = (h.references as unknown as number[]).map((k) => known(refs, k));
             unpack(h, PACKED_HEADER, values);
             if (h.process) unpack(h.process, PACKED_PROCESS, values);
           }
@@ -459,7 +459,13 @@ export class BuildCache implements OutcomeCache {
 /** Put back the packed values of `o`'s `keys` (numbers on disk: indexes of the 'v' lines before it). */
 function unpack<T extends object>(o: T, keys: readonly (keyof T & string)[], values: readonly unknown[]): void {
   const r = o as Record<string, unknown>;
-  for (const k of keys) if (typeof r[k] === 'number') r[k] = values[r[k]];
+  for (const k of keys) if (typeof r[k] === 'number') r[k] = known(values, r[k]);
+}
+
+/** Entry `k` of the lines read so far; a cache that names one it does not hold is unreadable (a full build). */
+function known<T>(list: readonly T[], k: number): T {
+  if (!(k in list)) throw new Error(`cache: no line ${k}`);
+  return list[k]!;
 }
 
 /** Hard-link `from` as `to`, replacing a file there; false where no link can be made (another file system, EMLINK). */

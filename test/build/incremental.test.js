@@ -1,3 +1,4 @@
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { chmodSync, cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -83,6 +84,27 @@ test('incremental builds are byte-identical to clean builds: no change, change, 
     r.findings.some((f) => f.ruleId.startsWith('eco-')),
     'rules off: no cached rule findings',
   );
+});
+
+test('a cache that names a value or reference line it does not hold is unreadable: a full build, not a crash', async () => {
+  const dir = tmp();
+  cpSync(EXAMPLE_DATA, join(dir, 'data'), { recursive: true });
+  const inc = join(dir, 'site');
+  const first = await build({ inputs: [join(dir, 'data')], out: inc, cwd: dir, now });
+  await first.settled;
+  const file = cacheFile(first.config);
+  const lines = gunzipSync(readFileSync(file)).toString('utf8').split('\n');
+  assert.ok(lines.some((l) => l.startsWith('["v",')) && lines.some((l) => l.startsWith('["r",')), 'repeated values stored once');
+  for (const kind of ['v', 'r']) {
+    writeFileSync(file, gzipSync(lines.filter((l) => !l.startsWith(`["${kind}",`)).join('\n')));
+    // An input changed, so the build does not stop at the build manifest ("nothing changed") before the cache.
+    writeFileSync(join(dir, 'data', REAL_EPDS[0].file), `${readFileSync(join(dir, 'data', REAL_EPDS[0].file), 'utf8')} `);
+    const r = await build({ inputs: [join(dir, 'data')], out: inc, cwd: dir, now });
+    await r.settled;
+    assert.ok(r.written && r.status === 'ok', `without its '${kind}' lines`);
+    assert.equal([r.cache.byStat, r.cache.byContent], [0, 0], `without its '${kind}' lines every input is read again`);
+    writeFileSync(file, gzipSync(lines.join('\n')));
+  }
 });
 
 test('--clean ignores the cache: files are written anew', async () => {
