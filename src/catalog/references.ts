@@ -8,12 +8,9 @@ import { DATASET_TYPES, typeInfo, type DatasetType } from '../parse/ilcd.js';
 import { findingAt, inputLabel, isSafeDocumentName, type InputFile } from '../read/inputs.js';
 import type { Catalog, Dataset, DeclaredUnit } from './build.js';
 
-/**
- * How far references are followed from an EPD: its own references (depth 1) and theirs (depth 2),
- * as soda4LCA's ZIP export does. The declared-unit chain (flow → flow property → unit group) and the
- * digital files of every source reached are always followed to the end.
- */
-export const REFERENCE_DEPTH = 2;
+// How far references are followed from an EPD: its own references (depth 1) and theirs (depth 2), as soda4LCA's ZIP
+// export does (checkReferences: each dataset at depth 1 with its references). The declared-unit chain (flow → flow
+// property → unit group) and the digital files of every source reached are always followed to the end.
 
 /** The declared unit of an EPD, as soda4LCA's JSON list shows it in `referenceFlows`. */
 export type { DeclaredUnit } from './build.js';

@@ -108,13 +108,16 @@ export function copyInto(from: string, fd: number, hash?: Hash, stat?: CopyStat)
   copyBuf ??= Buffer.allocUnsafe(1 << 18);
   const src = openSync(from, 'r');
   try {
-    const st = stat ? fstatSync(src) : undefined;
-    const same = !!st && st.size === stat![0] && st.mtimeMs === stat![1] && st.ctimeMs === stat![2] && st.ino === stat![3];
+    const asStat = () => {
+      const st = fstatSync(src);
+      return st.size === stat![0] && st.mtimeMs === stat![1] && st.ctimeMs === stat![2] && st.ino === stat![3];
+    };
+    const same = !!stat && asStat();
     const h = same ? undefined : hash;
     let size = 0;
     for (let n; (n = readSync(src, copyBuf, 0, copyBuf.length, null)) > 0;) size += writeAll(fd, copyBuf.subarray(0, n), h);
-    // Grown or shrunk while copied: not the recorded bytes (and not hashed: health reads it back).
-    return { size, asRecorded: same && size === stat![0], hashed: !!h };
+    // Written to while copied (its ctime moves on any write): not the recorded bytes, and not hashed: health reads it back.
+    return { size, asRecorded: same && size === stat[0] && asStat(), hashed: !!h };
   } finally {
     closeSync(src);
   }
