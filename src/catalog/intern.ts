@@ -14,6 +14,8 @@ export class Interner {
   private readonly own = new WeakSet<Ref>();
   /** Values shared by many headers or findings (the cache stores each once): interned once, then taken as they are. */
   private readonly done = new WeakSet<object>();
+  /** Whether `done` holds any: a build without a cache walks every outcome with no lookup per object. */
+  private sharing = false;
 
   str<T extends string | undefined>(s: T): T {
     if (s === undefined) return s;
@@ -52,14 +54,17 @@ export class Interner {
   /** A value many outcomes hold (the same object): its strings interned now, and the value never walked again. */
   shared<T>(v: T): T {
     this.deep(v);
-    if (v !== null && typeof v === 'object') this.done.add(v);
+    if (v !== null && typeof v === 'object') {
+      this.done.add(v);
+      this.sharing = true;
+    }
     return v;
   }
 
   /** Every string in a tree of plain objects and arrays, shared (language codes, types, XPaths, texts of cloned EPDs). */
   deep<T>(v: T): T {
     if (typeof v === 'string') return this.str(v);
-    if (v !== null && typeof v === 'object' && this.done.has(v)) return v;
+    if (this.sharing && v !== null && typeof v === 'object' && this.done.has(v)) return v;
     if (Array.isArray(v)) {
       const a = v as unknown[];
       for (let i = 0; i < a.length; i++) a[i] = this.deep(a[i]);

@@ -164,10 +164,11 @@ export function checkReferences(
     let r = reaches.get(d);
     if (r) return r;
     const f = follow(d);
+    const datasets = [d, ...f.targets];
     const documents = new Map<string, SourceDocument>();
     let missing = f.missing;
-    for (const x of [d, ...f.targets]) if (reached(x, undefined, documents)) missing = true;
-    r = { datasets: [d, ...f.targets], docs: [...documents], missing };
+    for (const x of datasets) if (reached(x, undefined, documents)) missing = true;
+    r = { datasets, docs: [...documents], missing };
     reaches.set(d, r);
     return r;
   };
