@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Finding, Severity } from '../findings.js';
 import { extractDataset, type DatasetHeader } from '../parse/extract.js';
-import { decodeXml, viewXml, type ByteView } from '../parse/safety.js';
+import { decodeXml, LazyText, viewXml, type ByteView } from '../parse/safety.js';
 import { readIndexOnly, type LciaSpan } from '../parse/body.js';
 import { parseChecked, position, type ParseResult } from '../parse/xml.js';
 import { checkWellFormed, DEFAULT_SHAPE_LIMITS, type ShapeLimits, type WellFormed } from '../parse/wellformed.js';
@@ -242,16 +242,13 @@ export function readDocument(
   }
   // Checks see the entry name (file-name rules), findings get archive + entry.
   const findings = validateDocument(
-    {
+    Object.assign(new LazyText(textOf), {
       file: file.entry ?? file.path,
-      get text() {
-        return textOf();
-      },
       ...(typeof view === 'string' ? {} : { view }),
       root: parsed.root,
       dataset: header,
       ...(quick ? { body: quick.body } : {}),
-    },
+    }),
     { rules: v?.rules ?? true, disabledRules: v?.disabledRules ?? [], ...(opts.now ? { now: opts.now } : {}) },
   ).map((f) => ({ ...f, ...findingAt(file) }));
   const ok = !findings.some((f) => f.severity === 'error');
@@ -259,13 +256,10 @@ export function readDocument(
   const span = typeof view === 'string' ? undefined : quick?.lcia;
   const bom = bytes.length - (typeof view === 'string' ? bytes.length : view.bytes.length);
   const lcia: { lcia?: LciaSpan } = span ? { lcia: [span[0] + bom, span[1] + bom, span[2] + bom, span[3] + bom] } : {};
-  return {
+  return Object.assign(new LazyText(textOf), {
     outcome: outcome(ok ? { findings, header, sha256: digest, ...lcia } : { findings }),
-    get text() {
-      return textOf();
-    },
     header,
-  };
+  });
 }
 
 function wellFormedFinding(wf: Extract<WellFormed, { ok: false }>, text: string): Omit<Finding, 'file'> {

@@ -1,3 +1,4 @@
+import { tableOf } from '../util/memo.js';
 import { refOf, type Ref } from './ref.js';
 import { NS } from './ilcd.js';
 import { fromLatin1, type ByteView } from './safety.js';
@@ -117,7 +118,8 @@ export function splitProcess(src: string | ByteView): SplitDocument | undefined 
   const rm = TOKEN.exec(text);
   if (!rm || rm[1] || rm[4] || !rm[2]) return undefined;
   const rootQName = rm[2];
-  const rootScope = declare(new Map([['xml', XML_NS]]), attributesOf(rm[3] ?? ''), value);
+  const memo: BodyMemo = { scopes: new Map(), amounts: new Map(), derived: new Map() };
+  const rootScope = declare(new Map([['xml', XML_NS]]), attributesOf(rm[3] ?? ''), value, memo);
   if (!rootScope) return undefined;
   const rootNs = rootScope.get(prefixOf(rootQName)) ?? '';
   if (rootNs !== NS.process || localOf(rootQName) !== 'processDataSet') return undefined;
@@ -173,10 +175,9 @@ export function splitProcess(src: string | ByteView): SplitDocument | undefined 
       let scope = parent.scope;
       if (hasXmlns) {
         // Exports repeat the same declarations on every epd:amount: each distinct tag is worked out once per scope.
-        let known = SCOPES.get(parent.scope);
-        if (!known) SCOPES.set(parent.scope, (known = new Map<string, Map<string, string> | null>()));
+        const known = tableOf(memo.scopes, parent.scope);
         let s = known.get(rawAttrs);
-        if (s === undefined) known.set(rawAttrs, (s = declare(parent.scope, (list = attributesOf(rawAttrs)), value, bound) ?? null));
+        if (s === undefined) known.set(rawAttrs, (s = declare(parent.scope, (list = attributesOf(rawAttrs)), value, memo, bound) ?? null));
         if (!s) return undefined;
         scope = s;
       }
@@ -198,8 +199,7 @@ export function splitProcess(src: string | ByteView): SplitDocument | undefined 
         let attrs: Record<string, string> | null | undefined;
         if (role === 'amount') {
           // Exports write a few dozen distinct epd:amount tags, each many times: read once per scope.
-          let known = AMOUNTS.get(scope);
-          if (!known) AMOUNTS.set(scope, (known = new Map<string, Record<string, string> | null>()));
+          const known = tableOf(memo.amounts, scope);
           attrs = known.get(rawAttrs);
           if (attrs === undefined) known.set(rawAttrs, (attrs = readAttrs(list ?? attributesOf(rawAttrs), scope, value) ?? null));
         } else attrs = readAttrs(list ?? attributesOf(rawAttrs), scope, value);
@@ -354,6 +354,7 @@ function declare(
   parent: Map<string, string>,
   list: [string, string][],
   decode: (v: string) => string,
+  memo: BodyMemo,
   bound?: Map<string, string>,
 ): Map<string, string> | undefined {
   let scope = parent;
@@ -372,8 +373,7 @@ function declare(
     if (scope === parent) {
       // Sibling elements repeat the same declaration (epd:amount): they share one derived scope.
       const key = `${p}=${value}`;
-      let derived = DERIVED.get(parent);
-      if (!derived) DERIVED.set(parent, (derived = new Map<string, Map<string, string>>()));
+      const derived = tableOf(memo.derived, parent);
       const known = derived.get(key);
       if (known && !list.slice(k + 1).some(([n]) => isXmlns(n))) return known;
       scope = new Map(parent);
@@ -386,12 +386,16 @@ function declare(
   return scope;
 }
 
-/** Scopes by parent scope and attributes as written (null: not readable). */
-const SCOPES = new WeakMap<Map<string, string>, Map<string, Map<string, string> | null>>();
-/** Attributes of epd:amount tags by scope and attributes as written (null: not readable); shared, never changed. */
-const AMOUNTS = new WeakMap<Map<string, string>, Map<string, Record<string, string> | null>>();
+/** One document's memo tables (src/util/memo.ts). */
+interface BodyMemo {
+  /** Scopes by parent scope and attributes as written (null: not readable). */
+  scopes: Map<Map<string, string>, Map<string, Map<string, string> | null>>;
+  /** Attributes of epd:amount tags by scope and attributes as written (null: not readable); shared, never changed. */
+  amounts: Map<Map<string, string>, Map<string, Record<string, string> | null>>;
+  /** Derived scopes by parent scope and declaration. */
+  derived: Map<Map<string, string>, Map<string, Map<string, string>>>;
+}
 const EPD_MODULE = `{${NS.epd}}module`;
-const DERIVED = new WeakMap<Map<string, string>, Map<string, Map<string, string>>>();
 
 /** Offset of the root element's `<`, after the XML declaration, comments and PIs; -1 if there is none. */
 function firstElement(text: string): number {

@@ -54,6 +54,19 @@ export interface ByteView {
   decode(from?: number, to?: number): string;
 }
 
+/**
+ * A document's text, made by `make` when first asked for (decoding costs; most documents never need it). A class,
+ * so the getter is on its prototype: an object literal with a getter has a hidden class of its own, made in old space,
+ * and that kept every document (through the getter's closure) alive through the young-generation GCs until a full
+ * one (docs/performance.md). Add the other fields with Object.assign.
+ */
+export class LazyText {
+  constructor(private readonly make: () => string) {}
+  get text(): string {
+    return this.make();
+  }
+}
+
 export function viewXml(input: Uint8Array): ByteView | undefined {
   const all = Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
   if (all.length < 2 || all[0] === 0 || all[1] === 0 || all[0] === 0xff || all[0] === 0xfe || !isUtf8(all)) return undefined;

@@ -1,3 +1,4 @@
+import { tableOf } from '../util/memo.js';
 import { fromLatin1 } from './safety.js';
 
 /**
@@ -54,6 +55,7 @@ export function buildTree(text: string, latin1 = false): XNode | undefined {
   const stack: XNode[] = [];
   const scopes: Map<string, string>[] = [];
   let scope = new Map([['xml', XML_NS]]);
+  const memo: TreeMemo = { derived: new Map(), expanded: new Map() };
   let cur: XNode | undefined;
   let root: XNode | undefined;
   // The text run being read: comments do not end it (fast-xml-parser joins the text around them); anything else does.
@@ -125,7 +127,7 @@ export function buildTree(text: string, latin1 = false): XNode | undefined {
     }
     const empty = text.charCodeAt(p) === 0x2f;
     const parentScope = scope;
-    if (xmlns) scope = declare(scope, attrs!);
+    if (xmlns) scope = declare(scope, attrs!, memo);
     const colon = qname.indexOf(':');
     const node: XNode = {
       ns: scope.get(colon < 0 ? '' : qname.slice(0, colon)) ?? '',
@@ -142,7 +144,7 @@ export function buildTree(text: string, latin1 = false): XNode | undefined {
         // Unprefixed attributes are in no namespace (XML Namespaces §6.2).
         if (ac < 0) node.attrs[an] = attrs[k + 1]!;
         else {
-          node.attrs[expanded(scope, an, ac)] = attrs[k + 1]!;
+          node.attrs[expanded(scope, an, ac, memo)] = attrs[k + 1]!;
         }
       }
     }
@@ -169,7 +171,7 @@ export function buildTree(text: string, latin1 = false): XNode | undefined {
  * The scope with an element's namespace declarations (`attrs`: name, value, ...) added. Exports declare `epd` on
  * each of hundreds of `epd:amount` elements: one derived scope per parent scope and declaration, not one per element.
  */
-function declare(parent: Map<string, string>, attrs: string[]): Map<string, string> {
+function declare(parent: Map<string, string>, attrs: string[], memo: TreeMemo): Map<string, string> {
   let single = -1;
   for (let k = 0; k < attrs.length; k += 2) {
     const an = attrs[k]!;
@@ -179,10 +181,7 @@ function declare(parent: Map<string, string>, attrs: string[]): Map<string, stri
   }
   const an = attrs[single]!;
   const uri = attrs[single + 1]!;
-  let byName = DERIVED.get(parent);
-  if (!byName) DERIVED.set(parent, (byName = new Map<string, Map<string, Map<string, string>>>()));
-  let byUri = byName.get(an);
-  if (!byUri) byName.set(an, (byUri = new Map<string, Map<string, string>>()));
+  const byUri = tableOf(tableOf(memo.derived, parent), an);
   let scope = byUri.get(uri);
   if (!scope) byUri.set(uri, (scope = bind(new Map(parent), attrs)));
   return scope;
@@ -197,13 +196,16 @@ function bind(scope: Map<string, string>, attrs: string[]): Map<string, string> 
   return scope;
 }
 
-const DERIVED = new WeakMap<Map<string, string>, Map<string, Map<string, Map<string, string>>>>();
-/** `{uri}local` of a prefixed attribute name per scope: made (and interned as a key) once, not per element. */
-const EXPANDED = new WeakMap<Map<string, string>, Map<string, string>>();
+/** One document's memo tables (src/util/memo.ts). */
+interface TreeMemo {
+  /** Derived scopes by parent scope, declaration name and URI. */
+  derived: Map<Map<string, string>, Map<string, Map<string, Map<string, string>>>>;
+  /** `{uri}local` of a prefixed attribute name per scope: made (and interned as a key) once, not per element. */
+  expanded: Map<Map<string, string>, Map<string, string>>;
+}
 
-function expanded(scope: Map<string, string>, an: string, colon: number): string {
-  let known = EXPANDED.get(scope);
-  if (!known) EXPANDED.set(scope, (known = new Map<string, string>()));
+function expanded(scope: Map<string, string>, an: string, colon: number, memo: TreeMemo): string {
+  const known = tableOf(memo.expanded, scope);
   let key = known.get(an);
   if (key === undefined) {
     const ap = an.slice(0, colon);

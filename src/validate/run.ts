@@ -3,7 +3,7 @@ import { finding } from '../messages/finding.js';
 import { bodyFactsOf, type BodyFacts } from '../parse/body.js';
 import type { DatasetHeader } from '../parse/extract.js';
 import { UUID_RE } from '../parse/ilcd.js';
-import type { ByteView } from '../parse/safety.js';
+import { LazyText, type ByteView } from '../parse/safety.js';
 import type { XNode } from '../parse/xml.js';
 import { RULES, runRules } from '../rules/index.js';
 
@@ -47,19 +47,16 @@ export function validateDocument(ctx: DocumentContext, opts: DocumentValidationO
     const rules = opts.disabledRules?.length ? RULES.filter((r) => !opts.disabledRules!.includes(r.id)) : RULES;
     findings.push(
       ...runRules(
-        {
+        // The text is decoded only when a finding needs its position (src/catalog/read.ts).
+        Object.assign(new LazyText(() => ctx.text), {
           file,
-          // A getter: the text is decoded only when a finding needs its position (src/catalog/read.ts).
-          get text() {
-            return ctx.text;
-          },
           ...(ctx.view ? { view: ctx.view } : {}),
           root: ctx.root,
           dataset,
           body: ctx.body ?? bodyFactsOf(ctx.root),
           process: dataset.process,
           now: opts.now ?? new Date(),
-        },
+        }),
         rules,
       ),
     );
