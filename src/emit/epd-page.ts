@@ -74,8 +74,14 @@ function resultsTable(results: readonly LciaResult[]): string {
   const cols = columns(results);
   const head = cols.map((c) => `<th scope="col">${esc(c.module)}${c.scenario ? `<br><small>${esc(c.scenario)}</small>` : ''}</th>`);
   const row = (r: LciaResult) => {
+    // The first amount of each module and scenario, as a search of the list per column would find it.
+    const first = new Map<string, LciaResult['amounts'][number]>();
+    for (const x of r.amounts) {
+      const k = `${x.module}\u0000${x.scenario ?? ''}`;
+      if (!first.has(k)) first.set(k, x);
+    }
     const cells = cols.map((c) => {
-      const a = r.amounts.find((x) => x.module === c.module && (x.scenario ?? '') === (c.scenario ?? ''));
+      const a = first.get(`${c.module}\u0000${c.scenario ?? ''}`);
       // An empty epd:amount: the module is declared without a value for this indicator; absent: no amount. Neither is 0.
       return `<td>${a === undefined ? '' : a.value === '' ? '<abbr title="no value declared">ND</abbr>' : esc(a.value)}</td>`;
     });

@@ -30,8 +30,11 @@ const CSP = [
 
 /** The one HTML escape of the site's pages: text and attribute values (names in EPDs are hostile input). */
 export function esc(s: string): string {
+  // Most texts (every LCIA amount of a page) need nothing: one test instead of four replacements.
+  if (!NEEDS_ESCAPE.test(s)) return s;
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
+const NEEDS_ESCAPE = /[&<>"]/;
 
 const LANG_RE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/;
 /** Right-to-left scripts (Hebrew, Arabic, Syriac, Thaana, N'Ko, presentation forms): such a text gets `dir="auto"`. */

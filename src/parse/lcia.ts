@@ -205,7 +205,8 @@ export function scanLcia(doc: string): LciaResult[] | undefined {
       } else if (role === 'amount') {
         const module = attrOf(tag, EPD_MODULE)?.trim();
         const scenario = attrOf(tag, EPD_SCENARIO)?.trim();
-        open.amount = { module: module ?? '', ...(scenario ? { scenario } : {}), value: '' };
+        // Literals, not a spread of an optional part: object spread was a tenth of the scan.
+        open.amount = scenario ? { module: module ?? '', scenario, value: '' } : { module: module ?? '', value: '' };
       }
       if (t.empty) {
         if (role === 'amount' && open.amount!.module) result!.amounts.push(open.amount!);
@@ -214,7 +215,7 @@ export function scanLcia(doc: string): LciaResult[] | undefined {
     i = text.indexOf('<', t.end);
   }
   // Key order as extractLciaResults builds them.
-  return out.map((r) => ({ ...(r.method ? { method: r.method } : {}), names: r.names, units: r.units, amounts: r.amounts }));
+  return out.map(({ method, names, units, amounts }) => (method ? { method, names, units, amounts } : { names, units, amounts }));
 }
 
 const XML_LANG = `{${XML_NS}}lang`;
