@@ -10,6 +10,7 @@ import { cleanup, tmp } from '../helpers/index.js';
 test.after.each(cleanup);
 
 const sha = (b) => createHash('sha256').update(b).digest('hex');
+/** @returns {[number, number, number, number]} */
 const recorded = (path) => {
   const st = statSync(path);
   return [st.size, st.mtimeMs, st.ctimeMs, st.ino];
@@ -32,7 +33,8 @@ test('copies of inputs: 0644 whatever the input mode; trusted while as discovere
   // Changed after it was discovered and read (same size, other bytes): its copy must not pass for the bytes read.
   writeFileSync(b, 'c'.repeat(200_000));
   const out = join(tmp(), 'site');
-  let known;
+  /** @type {Map<string, string>} */
+  let known = new Map();
   await writeSite(files, { out, inputs: [dir], cwd: dir, allowReplace: false }, async (_dir, k) => {
     known = new Map(k);
     return [];
