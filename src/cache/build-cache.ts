@@ -343,7 +343,7 @@ export class BuildCache implements OutcomeCache {
     }
     try {
       // One link per kept file in the usual case (a build keeps one per EPD page): the folder is made once, and a
-      // stale blob of that name is removed only when the link finds one.
+      // blob already of that name is looked at only when the link finds one (linkOver).
       if (!this.blobDirMade) mkdirSync(this.blobDir, { recursive: true });
       this.blobDirMade = true;
       if (!linkOver(file, to, size)) await copyFile(file, to);
@@ -468,11 +468,11 @@ function known<T>(list: readonly T[], k: number): T {
   return list[k]!;
 }
 
-/** Hard-link `from` as `to`, replacing a file there; false where no link can be made (another file system, EMLINK). */
 /**
- * Link `from` as `to`. A file already there under that name (a blob named by the same content key, kept by an earlier
- * build whose record this build did not load: --clean, another output) is kept when its size matches, the same trust a
- * recorded blob gets; unlinking and linking it again cost 0.3 ms per EPD page on a clean build over a kept cache.
+ * Hard-link `from` as `to`; false where no link can be made (another file system, EMLINK). A file already there under
+ * that name (a blob named by the same content key, kept by an earlier build whose record this build did not load:
+ * --clean, another output) is kept when its size matches, the same trust a recorded blob gets; unlinking and linking
+ * it again cost 0.3 ms per EPD page on a clean build over a kept cache. Another file there is replaced.
  */
 function linkOver(from: string, to: string, size: number): boolean {
   try {
