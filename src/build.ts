@@ -18,7 +18,7 @@ import { healthFiles, verifyAndDescribe, type HealthDoc } from './emit/health.js
 import { assertUniquePaths } from './emit/files.js';
 import { planSite } from './emit/plan.js';
 import {
-  compressFile,
+  compressWritten,
   EarlyCompressor,
   ENCODING_EXT,
   isPrecompressedSibling,
@@ -310,14 +310,17 @@ async function keep(
       renameSync(file, to);
     };
     try {
-      for (const f of rewrite) put(join(roots[f.tree]!, f.path), f.parts.join(builtAt));
-      // Their precompressed siblings carry the build time too (index.html, the catalogue index): made again.
-      for (const f of rewrite.filter((f) => f.tree === 0 && precompressible(f.path))) {
+      const texts = rewrite.map((f) => Buffer.from(f.parts.join(builtAt)));
+      rewrite.forEach((f, i) => put(join(roots[f.tree]!, f.path), texts[i]!));
+      // Their precompressed siblings carry the build time too (index.html, the catalogue index: 7.5 MB at 10,000 EPDs):
+      // made again, all at once in the thread pool, from the bytes just written.
+      const siblings = rewrite.flatMap((f, i) => {
         const doc = join(roots[0]!, f.path);
-        for (const e of cfg.precompress.encodings) {
-          if (existsSync(doc + ENCODING_EXT[e])) put(doc + ENCODING_EXT[e], await compressFile(doc, e));
-        }
-      }
+        if (f.tree !== 0 || !precompressible(f.path)) return [];
+        return cfg.precompress.encodings.filter((e) => existsSync(doc + ENCODING_EXT[e])).map((e) => ({ doc, e, bytes: texts[i]! }));
+      });
+      const packed = await Promise.all(siblings.map(({ doc, e, bytes }) => compressWritten(doc, e, bytes)));
+      siblings.forEach(({ doc, e }, k) => put(doc + ENCODING_EXT[e], packed[k]!));
     } finally {
       rmSync(tmp, { recursive: true, force: true });
     }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { isAscii } from 'node:buffer';
 import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -195,7 +196,7 @@ export class BuildManifest {
     if (!doc.trees.every((t, i) => treeIntact(t, skip[i]!))) return undefined;
     let stored: Omit<StoredResult<S, H, P>, 'findings'> & { findings: PackedFindings };
     try {
-      stored = JSON.parse(readFileSync(this.resultFile, 'utf8')) as typeof stored;
+      stored = readJson(this.resultFile) as typeof stored;
     } catch {
       return undefined;
     }
@@ -206,7 +207,7 @@ export class BuildManifest {
   private read(): ManifestDoc | null {
     if (this.doc === undefined) {
       try {
-        this.doc = JSON.parse(readFileSync(this.manifestFile, 'utf8')) as ManifestDoc;
+        this.doc = readJson(this.manifestFile) as ManifestDoc;
       } catch {
         this.doc = null;
       }
@@ -236,14 +237,29 @@ export class BuildManifest {
   ): void {
     const nonce = randomBytes(8).toString('hex');
     try {
-      atomicWrite(this.resultFile, JSON.stringify({ nonce, ...result, findings: packFindings(result.findings) }));
+      atomicWrite(this.resultFile, asciiJson({ nonce, ...result, findings: packFindings(result.findings) }));
       const stamped = result.stamped.map((f): [number, string] => [f.tree, f.path]);
       const doc: ManifestDoc = { format: FORMAT, key, nonce, builtAt, ...inputs, discovery: JSON.stringify(discovery), trees, stamped };
-      atomicWrite(this.manifestFile, JSON.stringify(doc));
+      atomicWrite(this.manifestFile, asciiJson(doc));
     } catch {
       // Read-only cache folder: no shortcut next time, nothing worse.
     }
   }
+}
+
+/**
+ * JSON with every non-ASCII character escaped (`\u00e4`): the file is then read as latin1, a one-byte string, instead
+ * of decoded as UTF-8 into a two-byte one. A no-op rebuild of 10,000 EPDs reads 21 MB of them: the stored result's
+ * 15 MB took 0.23 s to decode (names in findings are not ASCII), 0.03 s to read as latin1.
+ */
+function asciiJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** A JSON file, read as latin1 when it is ASCII (asciiJson wrote it), else decoded as UTF-8 (an older po-node's). */
+function readJson(file: string): unknown {
+  const bytes = readFileSync(file);
+  return JSON.parse(isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8'));
 }
 
 function atomicWrite(file: string, text: string): void {

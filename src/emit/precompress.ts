@@ -213,6 +213,14 @@ const gzip = promisify(zlib.gzip);
 const brotli = promisify(zlib.brotliCompress);
 
 /** The bytes of a file in one encoding, streamed (a list of 100,000 EPDs is hundreds of MB) unless given. Deterministic. */
+/**
+ * A sibling of a document written from `bytes`, made as a build makes it (from the bytes up to WHOLE_MAX, else read
+ * back as a stream), so a no-op rebuild's siblings are those a clean build would write.
+ */
+export function compressWritten(abs: string, e: Encoding, bytes: Uint8Array): Promise<Uint8Array> {
+  return compressFile(abs, e, bytes.length <= WHOLE_MAX ? bytes : undefined);
+}
+
 export async function compressFile(abs: string, e: Encoding, given?: Uint8Array): Promise<Uint8Array> {
   const size = given?.length ?? statSync(abs).size;
   const gzipOptions = { level: GZIP_LEVEL };

@@ -1,5 +1,6 @@
 // No-op rebuilds (docs/performance.md "No-op rebuilds"): the build manifest recognises "nothing changed" and the site
 // is kept; every change that could alter the output is seen, and the replaced tree is deleted off the critical path.
+import { isAscii } from 'node:buffer';
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
@@ -73,6 +74,10 @@ test('no-op rebuild: the site is kept, only health and index.html get the new bu
   assert.equal(same.findings, first.findings);
   assert.equal(same.health, first.health);
   assert.is(statSync(join(p.out, 'index.html')).ino, indexIno, 'the same build time: nothing written');
+  // The manifest and the stored result are ASCII (read as latin1, not decoded); the names in them come back as written
+  // (index.html below, rewritten from the stored parts, equals a clean build's).
+  const stored = cacheFile(first.config).replace(/\.ndjson\.gz$/, '');
+  for (const ext of ['.result.json', '.manifest.json']) assert.ok(isAscii(readFileSync(stored + ext)), `${ext} is ASCII`);
 
   // Later the same day: the build time moves on in health and index.html, nothing else changes.
   const later = await build(p.opts({ now: EVENING }));
@@ -80,6 +85,7 @@ test('no-op rebuild: the site is kept, only health and index.html get the new bu
   assert.is(later.health.builtAt, EVENING.toISOString());
   assert.is(JSON.parse(readFileSync(join(p.out, 'healthz/index.json'), 'utf8')).builtAt, EVENING.toISOString());
   assert.ok(readFileSync(join(p.out, 'index.html'), 'utf8').includes(EVENING.toISOString()));
+  assert.ok(readFileSync(join(p.out, 'index.html'), 'utf8').includes('Holzböden'), 'a stored non-ASCII name as written');
   assert.is.not(statSync(join(p.out, 'index.html')).ino, indexIno, 'index.html replaced by a rename');
   assert.is(statSync(epdOut(p, REAL_EPDS[0])).ino, ino, 'the EPD files stay as they are');
   await assertLikeClean(p, later, { now: EVENING });
