@@ -1,3 +1,4 @@
+import { tableOf } from '../util/memo.js';
 import { createHash } from 'node:crypto';
 import { lciaDocumentAt, splitProcess, type LciaSpan } from './body.js';
 import { NS } from './ilcd.js';
@@ -170,8 +171,7 @@ export function scanLcia(doc: string): LciaResult[] | undefined {
       // An element inside a text read (a description's or an amount's).
       if (textFrom >= 0) return undefined;
       const parentScope = top?.scope ?? ROOT_SCOPE;
-      let known = tags.get(parentScope);
-      if (!known) tags.set(parentScope, (known = new Map<string, Tag>()));
+      const known = tableOf(tags, parentScope);
       const key = text.slice(i + 1, t.attrsTo);
       let tag = known.get(key);
       if (!tag) known.set(key, (tag = readTag(text, t, parentScope)));
