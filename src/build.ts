@@ -92,7 +92,7 @@ export interface BuildResult {
 const pending = new Map<string, Promise<void>>();
 
 /** Run `fn` after the current result is returned; never rejects (a failed save costs only the next build's time). */
-function after(file: string, fn: () => Promise<void>): Promise<void> {
+function after(file: string, fn: () => void): Promise<void> {
   const p = new Promise<void>((ok) => setImmediate(ok))
     .then(fn)
     .catch(() => undefined)
@@ -143,11 +143,8 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
     opts,
     {
       // Incremental builds: unchanged inputs and outputs are reused (src/cache/build-cache.ts, docs/performance.md).
-      openCache: async (cfg, interner, builtAt) => {
-        cache = await new BuildCache(cfg.out, cfg.baseDir, cacheKey(cfg, builtAt, cwd), opts.clean ?? false, cacheAt).load(
-          interner,
-          manifest,
-        );
+      openCache: (cfg, interner, builtAt) => {
+        cache = new BuildCache(cfg.out, cfg.baseDir, cacheKey(cfg, builtAt, cwd), opts.clean ?? false, cacheAt).load(interner, manifest);
         return cache;
       },
     },
@@ -238,8 +235,8 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   };
   // Saved after the result is returned (they only speed up the next build); the next build of this output in this
   // process waits for them, the CLI before it exits.
-  const saved = after(cacheAt, async () => {
-    await cache.save();
+  const saved = after(cacheAt, () => {
+    cache.save();
     manifest.save<BuildSummary, HealthDoc, BuildResult['paging']>(key, base.builtAt, inputStats, found.findings, trees, stored);
   });
   return {

@@ -29,7 +29,7 @@ export interface ReadStageHooks {
   /** Runs once the configuration is known, before any input is read (build refuses an unsafe --out here). */
   configured?: (cfg: ResolvedConfig) => void;
   /** Incremental builds: outcomes of unchanged inputs come from, and new ones go to, this cache. None: read everything. */
-  openCache?: (cfg: ResolvedConfig, interner: Interner, now: Date) => Promise<OutcomeCache>;
+  openCache?: (cfg: ResolvedConfig, interner: Interner, now: Date) => OutcomeCache;
 }
 
 export type ProgressEvent =
@@ -97,7 +97,7 @@ export async function readStage(opts: ReadStageOptions = {}, hooks: ReadStageHoo
     configFindings.push(finding('config-base-url', {}));
   }
   const interner = new Interner();
-  const cache = await hooks.openCache?.(cfg, interner, now);
+  const cache = hooks.openCache?.(cfg, interner, now);
   const catalog = await buildCatalog(discovery.files, [...configFindings, ...discovery.findings], {
     ...(cache ? { cache } : {}),
     interner,

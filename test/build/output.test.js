@@ -268,14 +268,22 @@ test('a corrupt or truncated incremental-build cache costs a full build, not a c
   const out = join(base, 'site');
   const cacheDir = join(base, 'cache');
   mkdirSync(cacheDir);
-  // A header line of another build, then a gzip stream that ends in the middle.
-  const gz = gzipSync(`${JSON.stringify({ format: 4, key: 'another build' })}\n${'x'.repeat(1e6)}`);
   // The file the build will look for: named after the resolved config (output folder and node id).
   const file = cacheFile(loadConfig({ config: EXAMPLE_CONFIG, out, cwd: ROOT }), cacheDir);
-  writeFileSync(file, gz.subarray(0, gz.length >> 1));
-  const r = run(['build', ...EXAMPLE, '--out', out], { env: { PO_NODE_CACHE_DIR: cacheDir } });
-  assert.is(r.code, 0, r.err);
-  assert.ok(existsSync(join(out, '.po-node.json')));
+  const corrupt = [
+    // A header line of another build, then a line cut in the middle.
+    `${JSON.stringify({ format: 7, key: 'another build' })}\n["i","a",{"size":1`,
+    // A line cut in the middle right after the header, or no header at all.
+    '{"format":7,"key":"',
+    // Bytes that are not text (the gzipped cache of an older po-node put in its place).
+    gzipSync('x'.repeat(1e6)),
+  ];
+  for (const bytes of corrupt) {
+    writeFileSync(file, bytes);
+    const r = run(['build', ...EXAMPLE, '--out', out], { env: { PO_NODE_CACHE_DIR: cacheDir } });
+    assert.is(r.code, 0, r.err);
+    assert.ok(existsSync(join(out, '.po-node.json')));
+  }
 });
 
 test.after(() => cleanup());
