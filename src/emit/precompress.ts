@@ -230,9 +230,14 @@ export async function compressFile(abs: string, e: Encoding, given?: Uint8Array)
   let bytes: Buffer;
   if (given) bytes = e === 'gzip' ? await gzip(given, gzipOptions) : await brotli(given, brotliOptions);
   else {
-    const z = e === 'gzip' ? zlib.createGzip(gzipOptions) : zlib.createBrotliCompress(brotliOptions);
+    // Chunks of WHOLE_MAX in, 1 MB out: each chunk is a round trip through the main thread, which is busy writing
+    // pages meanwhile; in 64 kB chunks a list of 10,000 EPDs (19 MB) took 300 of them, and a 1% rebuild waited 0.5 s.
+    const z =
+      e === 'gzip'
+        ? zlib.createGzip({ ...gzipOptions, chunkSize: 1 << 20 })
+        : zlib.createBrotliCompress({ ...brotliOptions, chunkSize: 1 << 20 });
     const chunks: Buffer[] = [];
-    await pipeline(createReadStream(abs), z, async (out: AsyncIterable<Buffer>) => {
+    await pipeline(createReadStream(abs, { highWaterMark: WHOLE_MAX }), z, async (out: AsyncIterable<Buffer>) => {
       for await (const c of out) chunks.push(c);
     });
     bytes = Buffer.concat(chunks);

@@ -23,7 +23,7 @@ import type { KnownHashes } from './health.js';
 import type { EarlyCompressor } from './precompress.js';
 import { checkWritable, MOUNT_HINT, outputFailure, removeStaleTemps, tempPrefix } from './output-dir.js';
 import { encodeParts } from './stream.js';
-import { pool } from '../util/pool.js';
+import { breather, pool } from '../util/pool.js';
 
 /** Written into every site po-node builds, so a later build knows the folder is its own to replace. */
 export const MARKER_FILE = '.po-node.json';
@@ -233,10 +233,13 @@ async function writeFiles(w: Writer, files: readonly PlannedFile[]): Promise<voi
     // Every folder up to the site's root, intermediate ones too: mkdir applies the umask to each.
     for (let d = dirname(target(dir, f.path)); d !== dir && !dirs.has(d); d = dirname(d)) dirs.add(d);
   }
-  // Synchronous: thousands of tiny calls, nothing else to overlap with them. Sorted: a parent before its children.
+  // Synchronous: thousands of tiny calls. Sorted: a parent before its children. The loops below let the event loop
+  // run every few ms (breather): the lists' compressions stream through it.
+  const breathe = breather();
   for (const d of [...dirs].sort()) {
     mkdirSync(d, { recursive: true, mode: SITE_MODES.dir });
     if (w.fixDir) chmodSync(d, SITE_MODES.dir);
+    await breathe();
   }
   // Same content key, same bytes: the first file of a key is written, the others become hard links to it
   // (the /v1 copy of each EPD, an EPD's PDF shared by many EPDs), so the site costs the corpus once, not thrice.
@@ -251,23 +254,36 @@ async function writeFiles(w: Writer, files: readonly PlannedFile[]): Promise<voi
     }
   }
   // Files of the previous site still as the build manifest recorded them (same inode, size, mtime and mode): linked
-  // synchronously, and known to hold the bytes of their key (health need not read them again).
-  const rest: PlannedFile[] = [];
-  for (const f of first) {
+  // synchronously, and known to hold the bytes of their key (health need not read them again). False: make it.
+  const linked = (f: PlannedFile): boolean => {
     const prev = f.key && !w.file.mtime ? cache?.verifiedPrevious(f.path, f.key) : undefined;
-    if (prev && linkTo(prev.path, target(dir, f.path))) {
-      cache!.emitted(f.path, f.key!, prev.size, 'site', true);
-      w.known.set(f.path, f.key!);
-      lead.get(f.key!)!.size = prev.size;
-    } else rest.push(f);
-  }
+    if (!prev || !linkTo(prev.path, target(dir, f.path))) return false;
+    cache!.emitted(f.path, f.key!, prev.size, 'site', true);
+    w.known.set(f.path, f.key!);
+    lead.get(f.key!)!.size = prev.size;
+    return true;
+  };
   // Several in flight for the files that are made (ZIP exports compress in the thread pool); the writes are synchronous.
-  await pool(rest, 16, async (f) => {
-    const size = await writeOne(w, f);
-    if (f.key) lead.get(f.key)!.size = size;
-  });
+  const make = (rest: PlannedFile[]) =>
+    pool(rest, 16, async (f) => {
+      const size = await writeOne(w, f);
+      if (f.key) lead.get(f.key)!.size = size;
+    });
+  // Documents that get precompressed siblings first (the lists): they are compressed in the thread pool while the
+  // rest is linked and written. After everything else, a 1% rebuild of 10,000 EPDs waited 0.5 s for them.
+  const sibling = (f: PlannedFile) => !!w.early?.wants(f.path);
+  for (const lists of [true, false]) {
+    const rest: PlannedFile[] = [];
+    for (const f of first) {
+      if (sibling(f) !== lists) continue;
+      if (!linked(f)) rest.push(f);
+      await breathe();
+    }
+    await make(rest);
+  }
   // The first file of each key is this build's: linked without looking at it again; a copy where linking fails (EMLINK).
   for (const f of later) {
+    await breathe();
     const { path, size } = lead.get(f.key!)!;
     if (!linkTo(target(dir, path), target(dir, f.path))) await writeOne(w, f);
     else {

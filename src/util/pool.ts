@@ -18,3 +18,21 @@ export async function pool<T>(items: readonly T[], size: number, fn: (item: T) =
   await Promise.all(Array.from({ length: Math.min(size, items.length) }, worker));
   if (failed) throw failed.error;
 }
+
+/**
+ * For long synchronous loops on the main thread: a promise to await once `ms` of work have passed since the last
+ * one (else undefined), so the event loop runs in between. Streamed work in the thread pool (the compression of the
+ * lists, a round trip through the main thread per chunk) stalls for as long as the loop holds the thread.
+ */
+export function breather(ms = 4): () => Promise<void> | undefined {
+  let since = performance.now();
+  return () => {
+    if (performance.now() - since < ms) return undefined;
+    return new Promise<void>((ok) =>
+      setImmediate(() => {
+        since = performance.now();
+        ok();
+      }),
+    );
+  };
+}

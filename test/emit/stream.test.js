@@ -44,13 +44,13 @@ test('health reads lists back as a stream: entries split across read chunks coun
   const body = Array.from({ length: 20000 }, (_v, i) => `<process:process n="${i}">é${'x'.repeat(i % 7)}</process:process>\n`).join('');
   const text = `<list serviceapi:totalSize="20000">\n${body}</list>\n`;
   writeFileSync(join(dir, 'l.xml'), text);
-  const r = await scanList(join(dir, 'l.xml'), '<process:process ', /\sserviceapi:totalSize="(\d+)"/, 4099);
+  const r = scanList(join(dir, 'l.xml'), '<process:process ', /\sserviceapi:totalSize="(\d+)"/, 4099);
   assert.is(r.entries, 20000);
-  const whole = await scanList(join(dir, 'l.xml'), '<process:process ', /\sserviceapi:totalSize="(\d+)"/);
+  const whole = scanList(join(dir, 'l.xml'), '<process:process ', /\sserviceapi:totalSize="(\d+)"/);
   assert.equal(whole, r, 'the same in chunks of 1 MiB');
   assert.is(r.total, 20000);
   assert.is(r.sha256, createHash('sha256').update(text).digest('hex'));
-  assert.is((await scanList(join(dir, 'missing.xml'), 'x', /y/)).entries, -1);
+  assert.is(scanList(join(dir, 'missing.xml'), 'x', /y/).entries, -1);
   cleanup();
 });
 
