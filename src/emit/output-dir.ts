@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { accessSync, constants, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
@@ -81,11 +82,37 @@ export async function removeStaleTemps(out: string): Promise<void> {
     try {
       const aside = m ? m[4]?.startsWith('.old') : n.endsWith('.old');
       if (aside && !existsSync(out)) await rename(p, out);
-      else await rm(p, { recursive: true, force: true });
+      else await removeTree(p);
     } catch {
       // Someone else's, or being removed by a concurrent build: not ours to insist on.
     }
   }
+}
+
+/**
+ * Delete a folder of ours (a replaced site, a stale temporary one) with all it holds; never rejects. `rm -rf` in a
+ * process of its own where there is one: the 32,000 paths of a replaced site of 10,000 EPDs took it 4.1-4.5 s, Node's
+ * fs.rm 5.5-6.1 s, and fs.rm filled the thread pool the work after a build's result waits on. Else (no `rm`, or it
+ * failed) fs.rm.
+ */
+export function removeTree(path: string): Promise<void> {
+  const fallback = () => rm(path, { recursive: true, force: true }).catch(() => undefined);
+  return new Promise<void>((done) => {
+    let settled = false;
+    const end = (ok: boolean) => {
+      if (settled) return;
+      settled = true;
+      if (ok) done();
+      else void fallback().then(done);
+    };
+    try {
+      spawn('rm', ['-rf', '--', path], { stdio: 'ignore' })
+        .on('error', () => end(false))
+        .on('exit', (code) => end(code === 0));
+    } catch {
+      end(false);
+    }
+  });
 }
 
 /** The output folder as the user sees it: relative to the working directory when inside it. */

@@ -21,7 +21,7 @@ import type { BuildCache } from '../cache/build-cache.js';
 import { copyInto, createFile, writeAll, type NewFile, type PlannedFile } from './files.js';
 import type { KnownHashes } from './health.js';
 import type { EarlyCompressor } from './precompress.js';
-import { checkWritable, MOUNT_HINT, outputFailure, removeStaleTemps, tempPrefix } from './output-dir.js';
+import { checkWritable, MOUNT_HINT, outputFailure, removeStaleTemps, removeTree, tempPrefix } from './output-dir.js';
 import { encodeParts } from './stream.js';
 import { breather, pool } from '../util/pool.js';
 
@@ -146,7 +146,7 @@ async function writeAndSwap(out: string, files: readonly PlannedFile[], o: Write
     const trash = await swap(tmp, out);
     // The replaced tree is deleted off the critical path: the new site is in place and the result can be reported.
     // A build killed before it is gone leaves a `.trash` folder the next build removes (removeStaleTemps).
-    return { removed: Promise.all(trash.map((t) => rm(t, { recursive: true, force: true }).catch(() => undefined))).then(() => undefined) };
+    return { removed: Promise.all(trash.map(removeTree)).then(() => undefined) };
   } catch (e) {
     await rm(tmp, { recursive: true, force: true }).catch(() => undefined);
     throw e;

@@ -12,7 +12,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { build, ConfigError, loadConfig } from '../../dist/index.js';
 import { cacheFile } from '../../dist/cache/build-cache.js';
-import { removeStaleTemps, tempPrefix } from '../../dist/emit/output-dir.js';
+import { removeStaleTemps, removeTree, tempPrefix } from '../../dist/emit/output-dir.js';
 import { makeCorpus } from '../helpers/corpus.js';
 import { BIN, cleanup, EXAMPLE_CONFIG, EXAMPLE_DATA, IS_ROOT, nodeAsNobody, ROOT, SETPRIV, tmp, tree } from '../helpers/index.js';
 
@@ -283,6 +283,30 @@ test('a corrupt or truncated incremental-build cache costs a full build, not a c
     const r = run(['build', ...EXAMPLE, '--out', out], { env: { PO_NODE_CACHE_DIR: cacheDir } });
     assert.is(r.code, 0, r.err);
     assert.ok(existsSync(join(out, '.po-node.json')));
+  }
+});
+
+test('removeTree deletes a whole tree, with rm -rf or, where there is no rm, with fs.rm; a missing folder is no error', async () => {
+  const make = () => {
+    const dir = join(tmp(), 'trash');
+    mkdirSync(join(dir, 'a', 'b'), { recursive: true });
+    writeFileSync(join(dir, 'a', 'b', 'f'), 'x');
+    writeFileSync(join(dir, '-rf'), 'a name like an option');
+    chmodSync(join(dir, 'a', 'b', 'f'), 0o400);
+    return dir;
+  };
+  const dir = make();
+  await removeTree(dir);
+  assert.not.ok(existsSync(dir));
+  await removeTree(dir);
+  const path = process.env.PATH;
+  process.env.PATH = join(tmp(), 'no-such-bin');
+  try {
+    const other = make();
+    await removeTree(other);
+    assert.not.ok(existsSync(other), 'fs.rm without rm on the PATH');
+  } finally {
+    process.env.PATH = path;
   }
 });
 
