@@ -366,8 +366,8 @@ export class BuildCache implements OutcomeCache {
     try {
       mkdirSync(join(this.file, '..'), { recursive: true });
       // Not compressed: gunzip took a 1% rebuild of 10,000 EPDs 0.3 s of the 0.9 s the load took (30 MB of JSON,
-      // 3.6 MB gzipped). Synchronous writes: the thread pool is busy deleting the tree this build replaced (32,000 files at 10,000
-      // EPDs), and a stream's writes waited behind that (1.4 s idle after a 1% rebuild's result).
+      // 3.6 MB gzipped). Synchronous writes: the thread pool may be deleting the tree this build replaced, and a
+      // stream's writes waited behind that (1.4 s idle after a 1% rebuild's result).
       fd = openSync(tmp, 'w');
       // Lines are joined into chunks of about 256 kB: one write per line cost more than the JSON itself.
       let chunk = '';

@@ -272,8 +272,8 @@ interface PackedFindings {
 function packFindings(findings: readonly Finding[]): PackedFindings {
   const values: string[] = [];
   // Strings (most values: messages, XPaths, files) by themselves, other values by their JSON, objects seen before
-  // (params interned by the cache) by identity: one JSON.stringify per value took 0.75 s for the 120,000 findings of
-  // 10,000 EPDs.
+  // (params interned by the cache) by identity: one JSON.stringify per value took 0.82-0.95 s for the 136,139
+  // findings of 10,000 bench EPDs, this 0.14 s (the same output).
   const strings = new Map<string, number>();
   const others = new Map<string, number>();
   const objects = new Map<object, number>();
