@@ -67,7 +67,8 @@ export interface CatalogOptions {
   interner?: Interner;
   /** Worker threads for reading (default: the cores available; 1 = none). */
   threads?: number;
-  onProgress?: (done: number, total: number) => void;
+  /** `cached`: of `done`, the outcomes taken from the cache. */
+  onProgress?: (done: number, total: number, cached: number) => void;
   /** Incremental builds: unchanged inputs reuse their earlier outcome (src/cache/build-cache.ts implements it). */
   cache?: OutcomeCache;
 }
@@ -120,8 +121,9 @@ export async function buildCatalog(
   const outcomes: (ReadOutcome | undefined)[] = cache ? await cache.lookupAll(xml) : new Array<undefined>(xml.length);
   const missIdx = xml.flatMap((_f, i) => (outcomes[i] ? [] : [i]));
   const stats0 = missIdx.map((i) => cache?.stat(xml[i]!));
-  let done = xml.length - missIdx.length;
-  opts.onProgress?.(done, xml.length);
+  const cached = xml.length - missIdx.length;
+  let done = cached;
+  opts.onProgress?.(done, xml.length, cached);
   await readAll(
     missIdx.map((i) => xml[i]!),
     {
@@ -132,7 +134,7 @@ export async function buildCatalog(
       ...(opts.now ? { now: opts.now } : {}),
       ...(opts.xsdBatchSize ? { xsdBatchSize: opts.xsdBatchSize } : {}),
       ...(opts.threads ? { threads: opts.threads } : {}),
-      onChunk: (n) => opts.onProgress?.((done += n), xml.length),
+      onChunk: (n) => opts.onProgress?.((done += n), xml.length, cached),
     },
     (k, outcome) => {
       const i = missIdx[k]!;

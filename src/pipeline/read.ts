@@ -34,7 +34,8 @@ export interface ReadStageHooks {
 
 export type ProgressEvent =
   | { phase: 'discover'; files: number }
-  | { phase: 'read'; done: number; total: number }
+  /** `cached`: of `done`, the inputs whose outcome came from the incremental-build cache (not read). */
+  | { phase: 'read'; done: number; total: number; cached: number }
   | { phase: 'write'; files: number }
   | { phase: 'verify' };
 
@@ -108,7 +109,7 @@ export async function readStage(opts: ReadStageOptions = {}, hooks: ReadStageHoo
     now,
     ...(opts.threads ? { threads: opts.threads } : {}),
     ...(opts.xsdBatchSize ? { xsdBatchSize: opts.xsdBatchSize } : {}),
-    onProgress: (done, total) => opts.onProgress?.({ phase: 'read', done, total }),
+    onProgress: (done, total, cached) => opts.onProgress?.({ phase: 'read', done, total, cached }),
   });
   const refs = checkReferences(catalog, { require: cfg.requireDependencies, closures: cfg.zipExport });
   append(catalog.findings, refs.findings);
