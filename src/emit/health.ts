@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Catalog } from '../catalog/build.js';
 import type { ReferenceReport } from '../catalog/references.js';
@@ -7,7 +7,7 @@ import type { ResolvedConfig } from '../config/load.js';
 import { cmp, countFindings, type Finding } from '../findings.js';
 import { DATASET_TYPES } from '../parse/ilcd.js';
 import { GENERATOR_NAME, GENERATOR_VERSION } from '../version.js';
-import { readInput } from '../read/zip.js';
+import { readFileReused, readInput } from '../read/zip.js';
 import type { PlannedFile } from './files.js';
 import { datasetFile, EPD_DIRS, HEALTH_FILES, LIST_JSON_TYPE, listFile, PROCESSES, SUB, V1_LIST } from '../site/routes.js';
 
@@ -175,7 +175,7 @@ function jsonListCheck(dir: string, path: string, marker: string, n: number, che
 }
 
 /**
- * Read a written list back as a stream (at 100,000 EPDs a list is hundreds of MB: never parsed whole): its SHA-256,
+ * Read a written list back in chunks (at 100,000 EPDs a list is hundreds of MB: never parsed whole): its SHA-256,
  * its entries (each entry carries `marker` exactly once, as a key or start tag no escaped text can contain)
  * and the total it declares in its first bytes. A missing file gives -1 entries.
  */
@@ -238,10 +238,11 @@ function inodeHasher(dir: string, known?: KnownHashes): (path: string) => string
     // Some file systems report no inode numbers (0): no sharing there.
     const id = st.ino ? `${st.dev}:${st.ino}` : path;
     if (!byInode.has(id)) {
-      // Synchronous, as the lists (scanList): the thread pool is compressing them meanwhile.
+      // Synchronous, as the lists (scanList): the thread pool is compressing them meanwhile. Into the thread's reused
+      // buffer, as the cache hashes inputs: hashed before anything else can read into it.
       let h: string | undefined;
       try {
-        h = createHash('sha256').update(readFileSync(path)).digest('hex');
+        h = createHash('sha256').update(readFileReused(path)).digest('hex');
       } catch {
         h = undefined;
       }

@@ -1,4 +1,3 @@
-import { tableOf } from '../util/memo.js';
 import { createHash } from 'node:crypto';
 import { lciaDocumentAt, splitProcess, type LciaSpan } from './body.js';
 import { NS } from './ilcd.js';
@@ -7,6 +6,7 @@ import { checkWellFormed } from './wellformed.js';
 import { texts, type LangText } from './ref.js';
 import { newToken, readToken, attributesOf, type Token } from './tokens.js';
 import { attr, child, childrenOf, decodeEntities, parseXml, XML_NS, type XNode } from './xml.js';
+import { tableOf } from '../util/memo.js';
 
 /** One impact indicator of an EPD: `LCIAResults/LCIAResult` (ilcd-epd-format.md §4). */
 export interface LciaResult {
