@@ -34,6 +34,7 @@ import { append } from './util/append.js';
 import type { Finding } from './findings.js';
 import { buildTime, prepareRead, readStage, type ProgressEvent, type ReadStageOptions, type ReadSummary } from './pipeline/read.js';
 import { toPosix } from './util/paths.js';
+import { startSpawner } from './util/spawner.js';
 import { PAGES_DIR } from './site/routes.js';
 
 export interface BuildOptions extends ReadStageOptions {
@@ -108,6 +109,8 @@ type Stored = StoredResult<BuildSummary, HealthDoc, BuildResult['paging']>;
 /** read → parse/validate → index (src/pipeline/read.ts) → plan → write → verify/health. Never throws for bad datasets. */
 export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   const started = performance.now();
+  // Before the heap grows: xmllint and rm are started by a small helper process (src/util/spawner.ts).
+  startSpawner();
   const cwd = opts.cwd ?? process.cwd();
   let cache!: BuildCache;
   let deployTo!: WriteOptions;

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawnChild } from '../util/spawner.js';
 import { createHash } from 'node:crypto';
 import { accessSync, constants, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
@@ -106,7 +106,7 @@ export function removeTree(path: string): Promise<void> {
       else void fallback().then(done);
     };
     try {
-      spawn('rm', ['-rf', '--', path], { stdio: 'ignore' })
+      spawnChild('rm', ['-rf', '--', path], { outlive: true })
         .on('error', () => end(false))
         .on('exit', (code) => end(code === 0));
     } catch {

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawnChild } from '../util/spawner.js';
 import { closeSync, constants, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -191,7 +191,7 @@ function xmllint(
   // No --noent, --loaddtd or --xinclude: nothing is read but the schemas and the documents named.
   const args = ['--nonet', '--noout', '--schema', join(fileURLToPath(XSD_ROOT), schema), ...batch.map((d) => d.abs)];
   return new Promise((resolve) => {
-    const p = spawn('xmllint', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    const p = spawnChild('xmllint', args, { stderr: true });
     let ended: 'timeout' | 'stopped' | undefined;
     const kill = (why: 'timeout' | 'stopped') => {
       ended ??= why;
@@ -199,8 +199,8 @@ function xmllint(
     };
     const timer = setTimeout(() => kill('timeout'), timeoutMs);
     onStart(() => kill('stopped'));
-    p.stderr.setEncoding('utf8');
-    p.stderr.on('data', (c: string) => {
+    p.stderr!.setEncoding('utf8');
+    p.stderr!.on('data', (c: string) => {
       if (!ended) out.push(c);
     });
     p.on('error', (e) => {

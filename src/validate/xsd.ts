@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,6 +9,7 @@ import type { Finding, Severity } from '../findings.js';
 import { finding } from '../messages/finding.js';
 import type { DatasetHeader } from '../parse/extract.js';
 import { xpathAtLine } from '../parse/locate.js';
+import { spawnChild } from '../util/spawner.js';
 
 /**
  * Level 3: XSD validation with libxml2 (xmllint compiled to WebAssembly), fully offline.
@@ -203,14 +204,15 @@ async function runNative(schema: string, batch: number[], items: readonly XsdIte
     );
     const args = ['--nonet', '--noout', '--schema', join(fileURLToPath(XSD_ROOT), schema), ...batch.map((_i, k) => `in/${k}.xml`)];
     return await new Promise<string>((resolve, reject) => {
-      const p = spawn('xmllint', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
-      const chunks: Buffer[] = [];
+      const p = spawnChild('xmllint', args, { cwd: dir, stderr: true });
+      const chunks: string[] = [];
       let timedOut = false;
       const timer = setTimeout(() => {
         timedOut = true;
         p.kill('SIGKILL');
       }, timeoutMs);
-      p.stderr.on('data', (c: Buffer) => chunks.push(c));
+      p.stderr!.setEncoding('utf8');
+      p.stderr!.on('data', (c: string) => chunks.push(c));
       p.on('error', (e) => {
         clearTimeout(timer);
         reject(e);
@@ -219,7 +221,7 @@ async function runNative(schema: string, batch: number[], items: readonly XsdIte
       p.on('close', (code) => {
         clearTimeout(timer);
         if (timedOut) reject(new XsdTimeout(`xmllint stopped after ${timeoutMs} ms`));
-        else if (code !== null && code < 5) resolve(Buffer.concat(chunks).toString('utf8'));
+        else if (code !== null && code < 5) resolve(chunks.join(''));
         else reject(new Error(`xmllint exited with ${code}`));
       });
     });
