@@ -9,6 +9,7 @@ import { HEALTH_FILES, isDatasetPath, isDocumentPath, siteContentType } from '..
 import type { Encoding, PrecompressConfig } from '../config/load.js';
 import type { PlannedFile } from './files.js';
 import { pool } from '../util/pool.js';
+import { readFileExact } from '../read/zip.js';
 
 /**
  * Precompressed siblings (`<file>.gz`, `<file>.br`) of the generated documents, for hosts that serve them in place of
@@ -121,6 +122,11 @@ const EARLY_SLOTS = 2;
 export class EarlyCompressor {
   private readonly seen = new Map<string, { digest: string; made: Map<Encoding, Promise<Uint8Array>> }>();
   private readonly slots: Promise<unknown>[] = Array.from({ length: EARLY_SLOTS }, () => Promise.resolve());
+  /**
+   * Each slot reads its documents into one buffer of its own, reused: its jobs run one after the other. A fresh buffer
+   * per document cost a page fault per 4 kB read (the lists and their pages: about 130 MB at 10,000 EPDs).
+   */
+  private readonly buffers: (Buffer | undefined)[] = [];
   private next = 0;
 
   constructor(
@@ -141,7 +147,7 @@ export class EarlyCompressor {
     if (size < this.o.minBytes || !todo.length) return;
     const i = this.next++ % EARLY_SLOTS;
     const job = this.slots[i]!.then(() => {
-      const bytes = size <= WHOLE_MAX ? readFileSync(abs) : undefined;
+      const bytes = size <= WHOLE_MAX ? readFileExact(abs, (this.buffers[i] ??= Buffer.allocUnsafeSlow(WHOLE_MAX + 1))) : undefined;
       return todo.map((e) => compressFile(abs, e, bytes));
     });
     // The slot is free once its compressions are done; a failure is reported by the sibling's make.
