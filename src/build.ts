@@ -109,8 +109,6 @@ type Stored = StoredResult<BuildSummary, HealthDoc, BuildResult['paging']>;
 /** read → parse/validate → index (src/pipeline/read.ts) → plan → write → verify/health. Never throws for bad datasets. */
 export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   const started = performance.now();
-  // Before the heap grows: xmllint and rm are started by a small helper process (src/util/spawner.ts).
-  startSpawner();
   const cwd = opts.cwd ?? process.cwd();
   let cache!: BuildCache;
   let deployTo!: WriteOptions;
@@ -133,6 +131,9 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
     const stored = manifest.upToDate<BuildSummary, HealthDoc, BuildResult['paging']>(key, found.files, found.findings, found.statAt);
     if (stored) return keep(stored, opts, prepared, cwd, started);
   }
+  // Before the heap grows (not for a no-op, which starts nothing): xmllint and rm are started by a small helper
+  // process (src/util/spawner.ts).
+  startSpawner();
   // Before any input is read: a change during the build shows as a changed stat next time.
   const inputStats = statInputs(found.files, found.statAt);
   const {
