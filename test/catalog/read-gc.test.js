@@ -1,6 +1,6 @@
 // A document read and dropped must be garbage to the young-generation GC, not only to a full one: whatever outlives a
 // scavenge is copied by it (and promoted by the next), and that was most of a read worker's GC time
-// (docs/performance.md, "Previous round: the read workers' garbage"). Measured in a process of its own: V8 decides from
+// (docs/performance.md, "An earlier round: the read workers' garbage"). Measured in a process of its own: V8 decides from
 // what earlier allocations at the same site lived through (pretenuring), so other tests in this process would skew it.
 import { spawnSync } from 'node:child_process';
 import { test } from 'uvu';
