@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
  * before the spawn); a full build of 10,000 EPDs spawns xmllint about 45 times. The helper (spawn-helper.ts) is a
  * Node process with a small heap, forked once when the build starts; it starts each command, relays its stderr and
  * its exit over IPC, and kills it when asked or when po-node ends. Without it (it could not start or it died),
- * commands are spawned directly.
+ * commands are spawned directly, and so is one it was running when it died, unless part of its stderr had come.
  */
 
 /** What a caller sees of a command: ChildProcess's events and methods that po-node uses. */
@@ -64,7 +64,7 @@ export function startSpawner(): void {
   h.on('message', (m: HelperReply) => running.get(m.id)?.reply(m));
   const gone = () => {
     if (helper === h) helper = null;
-    for (const r of running.values()) r.reply({ id: r.id, error: { message: 'the spawn helper ended' } });
+    for (const r of running.values()) r.helperGone();
   };
   h.on('exit', gone);
   h.on('error', gone);
@@ -75,8 +75,8 @@ export function startSpawner(): void {
 export function spawnChild(cmd: string, args: string[], opts: SpawnOptions = {}): Spawned {
   startSpawner();
   const h = helper;
-  if (!h?.connected) return spawn(cmd, args, { cwd: opts.cwd, stdio: ['ignore', 'ignore', opts.stderr ? 'pipe' : 'ignore'] });
-  const r = new Remote(nextId++, opts.stderr ?? false);
+  if (!h?.connected) return direct(cmd, args, opts);
+  const r = new Remote(nextId++, cmd, args, opts);
   running.set(r.id, r);
   if (running.size === 1) {
     h.ref();
@@ -97,6 +97,9 @@ export function spawnChild(cmd: string, args: string[], opts: SpawnOptions = {})
   return r;
 }
 
+const direct = (cmd: string, args: string[], opts: SpawnOptions): ChildProcess =>
+  spawn(cmd, args, { cwd: opts.cwd, stdio: ['ignore', 'ignore', opts.stderr ? 'pipe' : 'ignore'] });
+
 /** Nothing running: the helper must not keep po-node's process alive. */
 function idle(h: ChildProcess): void {
   h.unref();
@@ -106,22 +109,53 @@ function idle(h: ChildProcess): void {
 class Remote extends EventEmitter implements Spawned {
   readonly stderr: (EventEmitter & { setEncoding(encoding: 'utf8'): unknown }) | null;
   private ended = false;
+  private heard = false;
+  private killed = false;
+  /** Started directly, the helper having died before it said anything of this command. */
+  private instead: ChildProcess | undefined;
 
   constructor(
     readonly id: number,
-    stderr: boolean,
+    private readonly cmd: string,
+    private readonly args: string[],
+    private readonly opts: SpawnOptions,
   ) {
     super();
-    this.stderr = stderr ? Object.assign(new EventEmitter(), { setEncoding: () => undefined }) : null;
+    this.stderr = opts.stderr ? Object.assign(new EventEmitter(), { setEncoding: () => undefined }) : null;
   }
 
   kill(): boolean {
-    if (this.ended || !helper?.connected) return false;
+    if (this.ended) return false;
+    this.killed = true;
+    if (this.instead) return this.instead.kill('SIGKILL');
+    if (!helper?.connected) return false;
     helper.send({ op: 'kill', id: this.id } satisfies HelperRequest);
     return true;
   }
 
+  /**
+   * The helper died with this command running. Nothing heard of it yet (the helper may never have started it): it is
+   * started directly; else (part of its stderr relayed) it fails, as a command that died would.
+   */
+  helperGone(): void {
+    if (this.heard || this.killed) return this.reply({ id: this.id, error: { message: 'the spawn helper ended' } });
+    running.delete(this.id);
+    const p = (this.instead = direct(this.cmd, this.args, this.opts));
+    p.stderr?.setEncoding('utf8');
+    p.stderr?.on('data', (c: string) => this.stderr?.emit('data', c));
+    p.on('error', (e) => this.end(() => this.emit('error', e)));
+    p.on('close', (code, signal) => this.end(() => (this.emit('exit', code, signal), this.emit('close', code, signal))));
+  }
+
+  private end(report: () => void): void {
+    if (this.ended) return;
+    this.ended = true;
+    report();
+  }
+
   reply(m: HelperReply): void {
+    if (this.ended) return;
+    this.heard = true;
     if ('stderr' in m) {
       this.stderr?.emit('data', m.stderr);
       return;

@@ -60,16 +60,25 @@ test('commands run at once, each reports to its own caller', async () => {
   );
 });
 
-test('the helper gone: what it ran ends with an error, and later commands are started directly', async () => {
+test('the helper gone: a command it said nothing of runs directly, one half reported fails; later ones run directly', async () => {
   const ps = spawnSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' }).stdout;
   const helper = ps.split('\n').find((l) => l.includes('spawn-helper.js'));
   assert.ok(helper, `the helper runs:\n${ps}`);
-  const pending = run('sleep', ['1']);
-  await new Promise((r) => setTimeout(r, 100));
+  const dir = join(tmp(), 'runs');
+  mkdirSync(dir);
+  // Counts its runs in a file: started again directly, it says so.
+  const silent = run('sh', ['-c', 'echo x >> runs; sleep 1; echo "runs $(wc -l < runs)" >&2; exit 6'], { cwd: dir });
+  let spoke;
+  const spoken = new Promise((r) => (spoke = r));
+  const half = run('sh', ['-c', 'echo first >&2; sleep 5'], {}, (p) => p.stderr.on('data', () => spoke()));
+  await spoken;
   process.kill(Number(helper.trim().split(/\s+/)[0]), 'SIGKILL');
-  const r = await pending;
-  assert.ok(r.error, 'error event');
-  assert.match(r.error.message, /helper ended/);
+  const h = await half;
+  assert.ok(h.error, 'error event for the command whose stderr had begun');
+  assert.match(h.error.message, /helper ended/);
+  const r = await silent;
+  assert.is(r.code, 6, JSON.stringify(r));
+  assert.match(r.err, /^runs [12]\n$/);
   const after = await run('sh', ['-c', 'echo direct >&2; exit 4']);
   assert.equal([after.code, after.err], [4, 'direct\n']);
   assert.type(after.pid, 'number', 'a child of this process');
