@@ -138,35 +138,33 @@ class Remote extends EventEmitter implements Spawned {
    * started directly; else (part of its stderr relayed) it fails, as a command that died would.
    */
   helperGone(): void {
-    if (this.heard || this.killed) return this.reply({ id: this.id, error: { message: 'the spawn helper ended' } });
+    if (this.heard || this.killed) return this.finish(new Error('the spawn helper ended'));
+    // Out of `running`: the helper's 'error' and 'exit' both report its end, and this must start once.
     running.delete(this.id);
     const p = (this.instead = direct(this.cmd, this.args, this.opts));
     p.stderr?.setEncoding('utf8');
     p.stderr?.on('data', (c: string) => this.stderr?.emit('data', c));
-    p.on('error', (e) => this.end(() => this.emit('error', e)));
-    p.on('close', (code, signal) => this.end(() => (this.emit('exit', code, signal), this.emit('close', code, signal))));
-  }
-
-  private end(report: () => void): void {
-    if (this.ended) return;
-    this.ended = true;
-    report();
+    p.on('error', (e) => this.finish(e));
+    p.on('close', (code, signal) => this.finish(undefined, code, signal));
   }
 
   reply(m: HelperReply): void {
     if (this.ended) return;
     this.heard = true;
-    if ('stderr' in m) {
-      this.stderr?.emit('data', m.stderr);
-      return;
-    }
+    if ('stderr' in m) this.stderr?.emit('data', m.stderr);
+    else if ('error' in m) this.finish(Object.assign(new Error(m.error.message), m.error.code ? { code: m.error.code } : {}));
+    else this.finish(undefined, ...m.close);
+  }
+
+  /** Reported once, as ChildProcess does: 'error', or 'exit' then 'close'. */
+  private finish(e: Error | undefined, code: number | null = null, signal: NodeJS.Signals | null = null): void {
+    if (this.ended) return;
     this.ended = true;
-    running.delete(this.id);
-    if (helper && running.size === 0) idle(helper);
-    if ('error' in m) this.emit('error', Object.assign(new Error(m.error.message), m.error.code ? { code: m.error.code } : {}));
+    if (running.delete(this.id) && helper && running.size === 0) idle(helper);
+    if (e) this.emit('error', e);
     else {
-      this.emit('exit', ...m.close);
-      this.emit('close', ...m.close);
+      this.emit('exit', code, signal);
+      this.emit('close', code, signal);
     }
   }
 }
