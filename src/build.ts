@@ -185,8 +185,13 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   const limited = (cfg.hosts ?? []).filter((h) => HOST_LIMITS[h]);
   let written!: Written;
   // The written trees as the manifest records them, just before each is swapped in.
-  const record = (root: string, known?: (path: string) => TreeEntry | undefined) => (dir: string) =>
-    void trees.push({ ...describeTree(dir, known), root: resolve(root) });
+  const record =
+    (root: string, known?: (path: string) => TreeEntry | undefined) =>
+    (dir: string, expected?: ReadonlySet<string>): TreeRecord => {
+      const tree = { ...describeTree(dir, known, expected), root: resolve(root) };
+      trees.push(tree);
+      return tree;
+    };
   const early = new EarlyCompressor(cfg.precompress, (path, key) => cache.reusable(path, key));
   const { removed } = await writeSite(
     files,
@@ -200,10 +205,14 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
       ...(process.env.SOURCE_DATE_EPOCH ? { mtime: builtAt } : {}),
       // Measured in the finished folder, before the swap: a concurrent build of the same output may replace the
       // site right after, and the summary reports what this build wrote.
-      describe: (dir) => {
-        record(cfg.out, (p) => cache.linkedEntry(p))(dir);
+      describe: (dir, expected) => {
+        const tree = record(cfg.out, (p) => cache.linkedEntry(p))(dir, expected);
         written = measureWritten(dir, siblings, limited.length > 0);
+        return tree;
       },
+      // The site the last build replaced, kept beside this one as hard links (docs/performance.md, "The spare tree"):
+      // not with SOURCE_DATE_EPOCH, whose file times would be set on inodes the live site shares.
+      ...(process.env.SOURCE_DATE_EPOCH ? {} : { spare: opts.clean ? ('renew' as const) : ('reuse' as const) }),
     },
     async (dir, known) => {
       // Siblings of the written documents (health, written after them, has none): docs/hosting.md#precompressed-documents.

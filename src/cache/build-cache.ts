@@ -12,6 +12,7 @@ import {
   statSync,
   unlinkSync,
   writeFileSync,
+  type Stats,
 } from 'node:fs';
 import { copyFile, lstat } from 'node:fs/promises';
 import { homedir } from 'node:os';
@@ -274,19 +275,29 @@ export class BuildCache implements OutcomeCache {
     return found;
   }
 
+  /** Does this cache know the previous site's files (their keys and, from the build manifest, their stats)? */
+  get knowsPreviousSite(): boolean {
+    return !!this.site && this.prev?.out === this.out;
+  }
+
   /**
    * The previous site's file at `path` when it was emitted with this key and is still as the build manifest recorded
-   * it after that build verified it (same inode, size, mtime and mode): its bytes are those of the key.
+   * it after that build verified it (same inode, size, mtime and mode): its bytes are those of the key. `abs`: where to
+   * look for that inode (default: in the previous site; the spare holds hard links to the same inodes).
    */
-  verifiedPrevious(path: string, key: string): { path: string; size: number } | undefined {
+  verifiedPrevious(path: string, key: string, abs = join(this.out, path)): { path: string; size: number; ino: number } | undefined {
     const o = this.prev?.out === this.out ? this.prev.outputs[path] : undefined;
     const rec = o?.key === key ? this.site?.get(path) : undefined;
     if (!rec || rec[1] !== 1 || rec[2] !== o!.size) return undefined;
-    const abs = join(this.out, path);
-    const st = lstatSync(abs, { throwIfNoEntry: false });
+    let st: Stats | undefined;
+    try {
+      st = lstatSync(abs, { throwIfNoEntry: false });
+    } catch {
+      // ENOTDIR: a file where a folder of the path should be (in the spare).
+    }
     if (!st || st.size !== rec[2] || st.mtimeMs !== rec[3] || st.ino !== rec[4] || st.mode !== rec[5]) return undefined;
     this.verifiedRecords.set(key, rec);
-    return { path: abs, size: o!.size };
+    return { path: abs, size: o!.size, ino: st.ino };
   }
 
   /**

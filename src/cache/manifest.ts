@@ -97,13 +97,18 @@ export function statInputs(files: readonly InputFile[], recordedAt?: number): { 
 /**
  * Every folder and file under root, with its stat (lstat: a link is not followed). Sync: thousands of tiny calls.
  * `known`: the entry of a file whose stat is known without asking (a hard link to a file of the previous site still
- * as recorded: same inode, so same size, mtime and mode).
+ * as recorded: same inode, so same size, mtime and mode). `expected`: every path the tree may hold; anything else
+ * (left in a reused tree: src/emit/write.ts) is deleted, not recorded.
  */
-export function describeTree(root: string, known?: (path: string) => TreeEntry | undefined): TreeRecord {
+export function describeTree(root: string, known?: (path: string) => TreeEntry | undefined, expected?: ReadonlySet<string>): TreeRecord {
   const entries: TreeEntry[] = [entry('', lstatSync(root))];
   const walk = (rel: string) => {
     for (const d of readdirSync(join(root, rel), { withFileTypes: true })) {
       const p = rel ? `${rel}/${d.name}` : d.name;
+      if (expected && !expected.has(p)) {
+        rmSync(join(root, p), { recursive: true, force: true });
+        continue;
+      }
       entries.push((d.isFile() ? known?.(p) : undefined) ?? entry(p, lstatSync(join(root, p))));
       if (d.isDirectory()) walk(p);
     }

@@ -1,5 +1,5 @@
 import type { Hash } from 'node:crypto';
-import { closeSync, fchmodSync, fstatSync, futimesSync, openSync, readSync, writeSync, writevSync } from 'node:fs';
+import { closeSync, fchmodSync, fstatSync, futimesSync, openSync, readSync, rmSync, writeSync, writevSync } from 'node:fs';
 import type { Catalog } from '../catalog/build.js';
 import type { ReferenceReport } from '../catalog/references.js';
 import type { ResolvedConfig } from '../config/load.js';
@@ -58,9 +58,18 @@ export interface NewFile {
 /**
  * Create a file and let `fill` write it through its descriptor; returns what `fill` returns (the size). Opened with its
  * final mode, so no chmod (unless the umask forbids it) and no stat: a few system calls per file, all synchronous.
+ * Never opened when it exists: in a reused tree (the spare, src/emit/write.ts) a file there may be a hard link to the
+ * live site's, which writing in place would change; it is unlinked and made anew.
  */
 export function createFile(path: string, o: NewFile, fill: (fd: number) => number): number {
-  const fd = openSync(path, 'w', o.mode);
+  let fd: number;
+  try {
+    fd = openSync(path, 'wx', o.mode);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    rmSync(path, { recursive: true, force: true });
+    fd = openSync(path, 'wx', o.mode);
+  }
   try {
     const size = fill(fd);
     if (o.fixMode) fchmodSync(fd, o.mode);

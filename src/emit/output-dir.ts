@@ -9,12 +9,22 @@ import { isInside } from '../util/paths.js';
 
 /**
  * Temporary folders of a build are siblings of the output folder named `.<out>.tmp-<owner>-XXXXXX`, `...old` during
- * the swap (the replaced site, put back if the build dies before the new one is in place) and `...trash` after it
- * (the replaced site being deleted, off the critical path). The owner (host, pid, process start time) is in the name, so it exists from the moment the folder
- * does: a build killed with SIGKILL leaves folders the next build of the same output can prove nobody owns.
+ * the swap (the replaced site, put back if the build dies before the new one is in place), `...trash` after it
+ * (the replaced site being deleted or made the spare, off the critical path) and `...spare` (a spare no build may
+ * reuse, being deleted). The owner (host, pid, process start time) is in the name, so it exists from the moment the
+ * folder does: a build killed with SIGKILL leaves folders the next build of the same output can prove nobody owns.
  */
 export function tempPrefix(out: string): string {
   return join(dirname(out), `.${basename(out)}.tmp-${ownerToken()}-`);
+}
+
+/**
+ * The spare of an output folder, `.<out>.spare`: the site the last build replaced, made a hard-link copy of the site
+ * that build wrote (src/emit/write.ts, docs/performance.md "The spare tree"). Owned by no process: the next build
+ * takes it by renaming it to its temporary folder.
+ */
+export function spareFolder(out: string): string {
+  return join(dirname(out), `.${basename(out)}.spare`);
 }
 
 let token: string | undefined;
@@ -62,7 +72,7 @@ const UNOWNED_GRACE_MS = 24 * 3600 * 1000;
 export async function removeStaleTemps(out: string): Promise<void> {
   const parent = dirname(out);
   const name = basename(out).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const owned = new RegExp(`^\\.${name}\\.tmp-([0-9a-f]{8})-(\\d+)-(\\d+)-[A-Za-z0-9]{6}(\\.old\\d*|\\.trash\\d*)?$`);
+  const owned = new RegExp(`^\\.${name}\\.tmp-([0-9a-f]{8})-(\\d+)-(\\d+)-[A-Za-z0-9]{6}(\\.old\\d*|\\.trash\\d*|\\.spare)?$`);
   const unowned = new RegExp(`^\\.${name}\\.tmp-[A-Za-z0-9]{6}(\\.old)?$`);
   let names: string[];
   try {

@@ -21,7 +21,8 @@ import type { BuildCache } from '../cache/build-cache.js';
 import { copyInto, createFile, writeAll, type NewFile, type PlannedFile } from './files.js';
 import type { KnownHashes } from './health.js';
 import type { EarlyCompressor } from './precompress.js';
-import { checkWritable, MOUNT_HINT, outputFailure, removeStaleTemps, removeTree, tempPrefix } from './output-dir.js';
+import { checkWritable, MOUNT_HINT, outputFailure, removeStaleTemps, removeTree, spareFolder, tempPrefix } from './output-dir.js';
+import { describeTree, type TreeRecord } from '../cache/manifest.js';
 import { encodeParts } from './stream.js';
 import { breather, pool } from '../util/pool.js';
 
@@ -40,13 +41,22 @@ export interface WriteOptions {
   cache?: BuildCache;
   /** What is written, for error messages (default "the site"). */
   what?: string;
-  /** Called with the finished folder just before it is swapped in (the build manifest records it). */
-  describe?: (dir: string) => void;
+  /**
+   * Called with the finished folder just before it is swapped in (the build manifest records it): the record is the
+   * spare's plan. `expected`: the paths the folder may hold (given when it was the spare); others are deleted.
+   */
+  describe?: (dir: string, expected?: ReadonlySet<string>) => TreeRecord | undefined;
   /** Told of each document with precompressed siblings as it is written. */
   early?: EarlyCompressor;
+  /**
+   * The spare (docs/performance.md, "The spare tree"): with 'reuse' the spare becomes the temporary folder and the
+   * previous site's files still in it are kept in place; 'renew' (--clean) deletes it unused. Either way the tree
+   * this build replaces becomes the next spare. Absent: no spare is used or made.
+   */
+  spare?: 'reuse' | 'renew';
 }
 
-/** A written tree: in place; `removed` settles (never rejects) once the tree it replaced is deleted. */
+/** A written tree: in place; `removed` settles (never rejects) once the tree it replaced is deleted or made the spare. */
 export interface Written {
   removed: Promise<void>;
 }
@@ -118,6 +128,10 @@ async function writeAndSwap(out: string, files: readonly PlannedFile[], o: Write
   // Leftovers of builds killed before they could clean up (kill -9, power loss); also frees their disk space.
   await removeStaleTemps(out);
   const tmp = await mkdtemp(tempPrefix(out));
+  // The spare is taken by renaming it over the new (empty) temporary folder: a concurrent build finds none. Its files
+  // are trusted only through the cache's record of the previous site; without one it is deleted unused.
+  const reuse = o.spare === 'reuse' && !!o.cache?.knowsPreviousSite && (await rename(spareFolder(out), tmp).then(yes, no));
+  const discarded = o.spare && !reuse ? discardSpare(out, tmp) : undefined;
   try {
     // mkdtemp makes the folder 0700: web server workers (www-data, nobody) could read nothing once it is swapped in.
     await chmod(tmp, SITE_MODES.dir);
@@ -128,6 +142,10 @@ async function writeAndSwap(out: string, files: readonly PlannedFile[], o: Write
       file,
       fixDir,
       known: new Map(),
+      made: new Set([tmp]),
+      reuse,
+      kept: new Map(),
+      ...(reuse ? { expected: new Set<string>() } : {}),
       ...(o.cache ? { cache: o.cache } : {}),
       ...(o.early ? { early: o.early } : {}),
     };
@@ -142,14 +160,86 @@ async function writeAndSwap(out: string, files: readonly PlannedFile[], o: Write
         source: { text: `${JSON.stringify({ generator: 'po-node', files: files.length + late.length })}\n` },
       },
     ]);
-    o.describe?.(tmp);
+    const tree = o.describe ? o.describe(tmp, w.expected) : w.expected && describeTree(tmp, undefined, w.expected);
     const trash = await swap(tmp, out);
-    // The replaced tree is deleted off the critical path: the new site is in place and the result can be reported.
-    // A build killed before it is gone leaves a `.trash` folder the next build removes (removeStaleTemps).
-    return { removed: Promise.all(trash.map(removeTree)).then(() => undefined) };
+    // The replaced tree is deleted, or made the next spare, off the critical path: the new site is in place and the
+    // result can be reported. A build killed before that is done leaves a `.trash` folder the next build removes
+    // (removeStaleTemps).
+    const spare = o.spare && tree && trash.length === 1 ? trash[0] : undefined;
+    const after = trash.map((t) => (t === spare ? keepSpare(t, out, tree!) : removeTree(t)));
+    return { removed: Promise.all([discarded, ...after]).then(() => undefined) };
   } catch (e) {
     await rm(tmp, { recursive: true, force: true }).catch(() => undefined);
+    await discarded;
     throw e;
+  }
+}
+
+const yes = () => true;
+const no = () => false;
+
+/** A spare no build may reuse (--clean, no record of the previous site): moved aside and deleted off the critical path. */
+function discardSpare(out: string, tmp: string): Promise<void> {
+  const aside = `${tmp}.spare`;
+  return rename(spareFolder(out), aside).then(
+    () => removeTree(aside),
+    () => undefined,
+  );
+}
+
+/**
+ * Make the replaced site the next build's spare: a hard link of every file of the site just swapped in, at the same
+ * path, by the record the build made of it. Most are already there (the files this build kept or linked share the
+ * replaced site's inodes): a 1% rebuild relinks about 2% of them, instead of deleting 32,000 paths. What is left over
+ * from the replaced site is deleted when the spare is next reused (describeTree's `expected`). Never rejects: on any
+ * failure (not a site of ours, the live site changing under it, a spare already there) the tree is deleted.
+ */
+async function keepSpare(trash: string, out: string, tree: TreeRecord): Promise<void> {
+  try {
+    // Replaced with --clean: a folder po-node did not write is not kept.
+    if (!existsSync(join(trash, MARKER_FILE))) throw new Error('not a site of ours');
+    const breathe = breather();
+    for (const [path, kind, , , ino] of tree.entries) {
+      if (kind !== 1) continue;
+      const to = join(trash, path);
+      if (inode(to) !== ino) relink(join(out, path), to);
+      await breathe();
+    }
+    await rename(trash, spareFolder(out));
+  } catch {
+    await removeTree(trash);
+  }
+}
+
+/** The inode at `p`, if anything is there (a file where a folder of the path should be: nothing). */
+function inode(p: string): number | undefined {
+  try {
+    return lstatSync(p, { throwIfNoEntry: false })?.ino;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Hard-link `from` to `to` in a tree of ours, replacing what is at `to` and making its folders (site modes). */
+function relink(from: string, to: string): void {
+  try {
+    linkSync(from, to);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') rmSync(to, { recursive: true, force: true });
+    else if (code === 'ENOENT' && !existsSync(dirname(to))) makeDirs(dirname(to));
+    else throw e;
+    linkSync(from, to);
+  }
+}
+
+/** mkdir -p with the site's folder mode on each folder made, whatever the umask. */
+function makeDirs(d: string): void {
+  const first = mkdirSync(d, { recursive: true, mode: SITE_MODES.dir });
+  if (first === undefined) return;
+  for (let p = d; ; p = dirname(p)) {
+    chmodSync(p, SITE_MODES.dir);
+    if (p === first || dirname(p) === p) break;
   }
 }
 
@@ -208,6 +298,14 @@ interface Writer {
   /** Files whose bytes are known to be those of their `sha256:` key, by path (health need not read them). */
   known: Map<string, string>;
   early?: EarlyCompressor;
+  /** Folders known to exist (absolute). */
+  made: Set<string>;
+  /** The folder is the spare: files of the previous site still in it are kept; anything else there is replaced. */
+  reuse: boolean;
+  /** Files kept in the spare: path -> inode. */
+  kept: Map<string, number>;
+  /** With `reuse`: every path written or kept and its folders (relative), so the rest can be deleted. */
+  expected?: Set<string>;
 }
 
 /**
@@ -216,6 +314,8 @@ interface Writer {
  */
 function probeModes(dir: string): { fixFile: boolean; fixDir: boolean } {
   const d = join(dir, '.po-node-modes');
+  // The spare may hold one a killed build left.
+  rmSync(d, { recursive: true, force: true });
   mkdirSync(d, SITE_MODES.dir);
   try {
     const f = join(d, 'f');
@@ -227,18 +327,22 @@ function probeModes(dir: string): { fixFile: boolean; fixDir: boolean } {
 }
 
 async function writeFiles(w: Writer, files: readonly PlannedFile[]): Promise<void> {
-  const { dir, cache } = w;
+  const { dir, cache, expected } = w;
   const dirs = new Set<string>();
   for (const f of files) {
     // Every folder up to the site's root, intermediate ones too: mkdir applies the umask to each.
     for (let d = dirname(target(dir, f.path)); d !== dir && !dirs.has(d); d = dirname(d)) dirs.add(d);
+    expected?.add(f.path);
   }
+  for (const d of dirs) expected?.add(d.slice(dir.length + 1));
   // Synchronous: thousands of tiny calls. Sorted: a parent before its children. The loops below let the event loop
-  // run every few ms (breather): the lists' compressions stream through it.
+  // run every few ms (breather): the lists' compressions stream through it. In the spare, folders are made only for
+  // the files not kept (most folders are there).
   const breathe = breather();
-  for (const d of [...dirs].sort()) {
+  for (const d of w.reuse ? [] : [...dirs].sort()) {
     mkdirSync(d, { recursive: true, mode: SITE_MODES.dir });
     if (w.fixDir) chmodSync(d, SITE_MODES.dir);
+    w.made.add(d);
     await breathe();
   }
   // Same content key, same bytes: the first file of a key is written, the others become hard links to it
@@ -253,14 +357,25 @@ async function writeFiles(w: Writer, files: readonly PlannedFile[]): Promise<voi
       first.push(f);
     }
   }
-  // Files of the previous site still as the build manifest recorded them (same inode, size, mtime and mode): linked
-  // synchronously, and known to hold the bytes of their key (health need not read them again). False: make it.
+  // Files of the previous site still as the build manifest recorded them (same inode, size, mtime and mode): kept
+  // where the spare has them, else linked synchronously; known to hold the bytes of their key (health need not read
+  // them again). False: make it.
   const linked = (f: PlannedFile): boolean => {
-    const prev = f.key && !w.file.mtime ? cache?.verifiedPrevious(f.path, f.key) : undefined;
-    if (!prev || !linkTo(prev.path, target(dir, f.path))) return false;
-    cache!.emitted(f.path, f.key!, prev.size, 'site', true);
-    w.known.set(f.path, f.key!);
-    lead.get(f.key!)!.size = prev.size;
+    if (!f.key || w.file.mtime || !cache) return false;
+    const to = target(dir, f.path);
+    const here = w.reuse ? cache.verifiedPrevious(f.path, f.key, to) : undefined;
+    const prev = here ?? cache.verifiedPrevious(f.path, f.key);
+    if (!prev) return false;
+    if (here) {
+      w.kept.set(f.path, here.ino);
+      w.made.add(dirname(to));
+    } else {
+      ensureDir(w, dirname(to));
+      if (!linkTo(prev.path, to)) return false;
+    }
+    cache.emitted(f.path, f.key, prev.size, 'site', true);
+    w.known.set(f.path, f.key);
+    lead.get(f.key)!.size = prev.size;
     return true;
   };
   // Several in flight for the files that are made (ZIP exports compress in the thread pool); the writes are synchronous.
@@ -282,10 +397,19 @@ async function writeFiles(w: Writer, files: readonly PlannedFile[]): Promise<voi
     await make(rest);
   }
   // The first file of each key is this build's: linked without looking at it again; a copy where linking fails (EMLINK).
+  // In the spare, a link to the same inode as a kept first file is already one.
   for (const f of later) {
     await breathe();
     const { path, size } = lead.get(f.key!)!;
-    if (!linkTo(target(dir, path), target(dir, f.path))) await writeOne(w, f);
+    const to = target(dir, f.path);
+    const ino = w.kept.get(path);
+    if (ino !== undefined && inode(to) === ino) {
+      w.known.set(f.path, f.key!);
+      cache?.emitted(f.path, f.key!, size, undefined, true);
+      continue;
+    }
+    ensureDir(w, dirname(to));
+    if (!linkTo(target(dir, path), to)) await writeOne(w, f);
     else {
       const known = w.known.has(path);
       if (known) w.known.set(f.path, f.key!);
@@ -294,13 +418,32 @@ async function writeFiles(w: Writer, files: readonly PlannedFile[]): Promise<voi
   }
 }
 
+/** Hard-link; false when that is not possible (EMLINK, another file system). What is at `to` (the spare's) is replaced. */
 function linkTo(from: string, to: string): boolean {
   try {
-    linkSync(from, to);
+    relink(from, to);
     return true;
   } catch {
     return false;
   }
+}
+
+/** Make `d` and its missing parents unless known to exist (in the spare, folders are made only as files need them). */
+function ensureDir(w: Writer, d: string): void {
+  if (w.made.has(d)) return;
+  ensureDir(w, dirname(d));
+  try {
+    mkdirSync(d, SITE_MODES.dir);
+    if (w.fixDir) chmodSync(d, SITE_MODES.dir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    // The spare's: a file where a folder is planned (put there by hand) is replaced.
+    if (!lstatSync(d).isDirectory()) {
+      rmSync(d, { force: true });
+      makeDirs(d);
+    }
+  }
+  w.made.add(d);
 }
 
 /** Write one planned file (or hard-link it from the previous site or the cache when its content key is unchanged); returns its size. */
@@ -308,6 +451,7 @@ async function writeOne(w: Writer, f: PlannedFile): Promise<number> {
   const to = target(w.dir, f.path);
   const { cache } = w;
   const mtime = w.file.mtime;
+  ensureDir(w, dirname(to));
   if (cache && f.key) {
     for (const prev of cache.reusable(f.path, f.key)) {
       const linked = linkSame(prev.path, to, prev.size);
@@ -365,7 +509,7 @@ function linkSame(from: string, to: string, size: number): number | undefined {
   try {
     const st = lstatSync(from);
     if (!st.isFile() || st.size !== size) return undefined;
-    linkSync(from, to);
+    relink(from, to);
     return st.mode & 0o7777;
   } catch {
     return undefined;
@@ -375,6 +519,8 @@ function linkSame(from: string, to: string, size: number): number | undefined {
 /** A cached copy on another file system (no hard link possible). */
 async function copySame(from: string, to: string, size: number): Promise<boolean> {
   try {
+    // Never copied into what is there: in the spare it may be a hard link to the live site's file.
+    await rm(to, { recursive: true, force: true });
     await copyFile(from, to, constants.COPYFILE_FICLONE);
     if ((await stat(to)).size === size) return true;
     await rm(to, { force: true });

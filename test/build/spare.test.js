@@ -1,0 +1,150 @@
+// The spare (docs/performance.md, "The spare tree"): the site a build replaces is kept beside the output folder as
+// hard links to the new site's files, and the next build writes into it instead of a new tree.
+import { cpSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { build } from '../../dist/index.js';
+import { cleanup, EXAMPLE_DATA, REAL_EPDS, tmp, tree } from '../helpers/index.js';
+
+test.after.each(cleanup);
+
+const now = new Date('2026-01-02T03:04:05Z');
+const [e0, e1, e2] = REAL_EPDS;
+
+/** A copy of the example data and a build of it; `build(extra)` builds again and waits for the work after the result. */
+function setup() {
+  const dir = tmp();
+  cpSync(EXAMPLE_DATA, join(dir, 'data'), { recursive: true });
+  const out = join(dir, 'site');
+  const spare = join(dir, '.site.spare');
+  const cacheDir = join(dir, 'cache');
+  const again = async (extra = {}) => {
+    const r = await build({ inputs: [join(dir, 'data')], out, cwd: dir, now, cacheDir, xsd: false, ...extra });
+    await r.settled;
+    return r;
+  };
+  /** Give an EPD of the input another name: its document, page and the lists change. */
+  const rename = (e, name) => {
+    const p = join(dir, 'data', e.file);
+    writeFileSync(p, readFileSync(p, 'utf8').replace(/(<baseName[^>]*>)/, `$1${name} `));
+  };
+  return { dir, out, spare, again, rename };
+}
+
+/** Relative path -> inode of every file below `dir`. */
+function inodes(dir) {
+  const out = {};
+  for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!e.isFile()) continue;
+    const p = join(e.parentPath ?? e.path, e.name);
+    out[p.slice(dir.length + 1)] = lstatSync(p).ino;
+  }
+  return out;
+}
+
+/** The same inputs built clean into a folder of their own: the tree an incremental build must equal. */
+async function clean(dir) {
+  const out = join(tmp(), 'site');
+  await build({ inputs: [join(dir, 'data')], out, cwd: dir, now, clean: true, xsd: false, cacheDir: join(tmp(), 'c') });
+  return tree(out);
+}
+
+test('the replaced site becomes a hard-link copy of the new one, and the next build writes into it', async () => {
+  const s = setup();
+  await s.again();
+  assert.not.ok(existsSync(s.spare), 'a first build replaces nothing');
+  s.rename(e0, 'changed once');
+  await s.again();
+  // Every file of the site, at the same path, as the same inode; nothing else.
+  assert.equal(inodes(s.spare), inodes(s.out));
+  const spareRoot = lstatSync(s.spare).ino;
+  const pageFolder = lstatSync(join(s.spare, 'epd', e1.uuid)).ino;
+  s.rename(e0, 'changed twice');
+  const r = await s.again();
+  // The spare was renamed into place: its folders are the site's now, none made again.
+  assert.is(lstatSync(s.out).ino, spareRoot);
+  assert.is(lstatSync(join(s.out, 'epd', e1.uuid)).ino, pageFolder);
+  assert.ok(r.cache.fromSite > 0, 'unchanged files kept');
+  assert.equal(tree(s.out), await clean(s.dir));
+  assert.equal(inodes(s.spare), inodes(s.out));
+});
+
+test('a build into the spare never writes a file the live site shares: it is replaced, not changed', async () => {
+  const s = setup();
+  await s.again();
+  s.rename(e0, 'first');
+  await s.again();
+  // Files a change rewrites (the EPD's document and page, the lists) are hard links in the spare to the live
+  // site's: seen through links of our own, they must hold their old bytes after the next build.
+  const probes = [`resource/processes/${e0.uuid}`, `epd/${e0.uuid}/index.html`, 'resource/processes/index.xml', 'healthz/index.json'];
+  const before = probes.map((p) => readFileSync(join(s.out, p)));
+  mkdirSync(join(s.dir, 'probe'));
+  probes.forEach((p, i) => linkSync(join(s.out, p), join(s.dir, 'probe', String(i))));
+  s.rename(e0, 'second');
+  // Later the same day: the cache (keyed by the day) and so the spare are used.
+  const r = await s.again({ now: new Date('2026-01-02T09:00:00Z') });
+  assert.ok(r.cache.fromSite > 0);
+  probes.forEach((p, i) => {
+    assert.equal(readFileSync(join(s.dir, 'probe', String(i))), before[i], `${p}: the old site's bytes unchanged`);
+    assert.not.equal(readFileSync(join(s.out, p)), before[i], `${p}: written anew`);
+  });
+});
+
+test('what the spare holds that the site must not is gone: added files and folders, a file replaced by hand', async () => {
+  const s = setup();
+  await s.again();
+  s.rename(e0, 'first');
+  await s.again();
+  writeFileSync(join(s.spare, 'resource/processes', `${e2.uuid}-stray.xml`), '<stray/>');
+  mkdirSync(join(s.spare, 'stray/deeper'), { recursive: true });
+  writeFileSync(join(s.spare, 'stray/deeper/file.txt'), 'stray');
+  // A new file (another inode) where an unchanged EPD's document is: not the previous site's, so written again.
+  const doc = join(s.spare, 'resource/processes', e1.uuid);
+  rmSync(doc);
+  writeFileSync(doc, 'not the EPD');
+  // A file where an unchanged EPD's page folder is.
+  rmSync(join(s.spare, 'epd', e2.uuid), { recursive: true });
+  writeFileSync(join(s.spare, 'epd', e2.uuid), 'not a folder');
+  s.rename(e0, 'second');
+  await s.again();
+  assert.equal(tree(s.out), await clean(s.dir));
+  assert.equal(readFileSync(join(s.out, 'resource/processes', e1.uuid)), readFileSync(join(s.dir, 'data', e1.file)));
+});
+
+test('--clean deletes the spare unused; the site it replaces is the next spare', async () => {
+  const s = setup();
+  await s.again();
+  await s.again({ now: new Date('2026-01-03T00:00:00Z') });
+  const old = lstatSync(s.spare).ino;
+  writeFileSync(join(s.spare, 'marker-of-the-old-spare'), 'x');
+  await s.again({ clean: true });
+  assert.not.ok(existsSync(join(s.spare, 'marker-of-the-old-spare')));
+  assert.is.not(lstatSync(s.spare).ino, old);
+  assert.equal(inodes(s.spare), inodes(s.out));
+  assert.equal(
+    readdirSync(s.dir).filter((n) => n.includes('.tmp-')),
+    [],
+  );
+});
+
+test('no spare with SOURCE_DATE_EPOCH (file times are set on files the live site would share), nor of a foreign folder', async () => {
+  const s = setup();
+  await s.again();
+  process.env.SOURCE_DATE_EPOCH = '1767323045';
+  try {
+    await s.again();
+  } finally {
+    delete process.env.SOURCE_DATE_EPOCH;
+  }
+  assert.not.ok(existsSync(s.spare));
+  // --clean over a folder po-node did not make: replaced, deleted, not kept.
+  rmSync(s.out, { recursive: true });
+  mkdirSync(s.out);
+  writeFileSync(join(s.out, 'notes.txt'), 'mine');
+  await s.again({ clean: true });
+  assert.not.ok(existsSync(s.spare));
+  assert.equal(readdirSync(s.dir).sort(), ['cache', 'data', 'site']);
+});
+
+test.run();
