@@ -29,6 +29,27 @@ test('a document compressed whole is byte-identical to the streamed compression,
   }
 });
 
+test('early: a document above the whole-read limit (8 MB) is read once for both encodings, the same bytes as whole', async () => {
+  const dir = tmp();
+  mkdirSync(join(dir, 'resource/processes'), { recursive: true });
+  const abs = join(dir, 'resource/processes/index.xml');
+  // About 20 MB: three chunks through the compression slot's buffer, the last one short.
+  const rows = Array.from(
+    { length: 230_000 },
+    (_, i) => `<p:process uuid="u-${i}"><name>EPD ${i} ${'y'.repeat(i % 53)}</name></p:process>\n`,
+  );
+  const bytes = Buffer.from(`<list>\n${rows.join('')}</list>\n`);
+  assert.ok(bytes.length > 2 * (8 << 20));
+  writeFileSync(abs, bytes);
+  const early = new EarlyCompressor(CONFIG);
+  early.written('resource/processes/index.xml', abs, bytes.length, createHash('sha256').update(bytes).digest('hex'));
+  const made = early.of('resource/processes/index.xml').made;
+  assert.equal([...made.keys()].sort(), ['br', 'gzip']);
+  for (const e of /** @type {const} */ (['gzip', 'br'])) {
+    assert.ok(Buffer.from(await made.get(e)).equals(Buffer.from(await compressFile(abs, e, bytes))), e);
+  }
+});
+
 test('early: compressed as written, unless the cache can link the sibling; the plan uses the digest and the bytes', async () => {
   const dir = tmp();
   const list = writeList(dir);
