@@ -131,7 +131,15 @@ async function writeAndSwap(out: string, files: readonly PlannedFile[], o: Write
   // The spare is taken by renaming it over the new (empty) temporary folder: a concurrent build finds none. Its files
   // are trusted only through the cache's record of the previous site; without one it is deleted unused.
   const reuse = o.spare === 'reuse' && !!o.cache?.knowsPreviousSite && (await rename(spareFolder(out), tmp).then(yes, no));
-  const discarded = o.spare && !reuse ? discardSpare(out, tmp) : undefined;
+  // One no build may reuse (--clean, no record of the previous site) is moved aside now and deleted with the replaced
+  // tree, after the result: deleting 45,000 paths beside the build would take a core from it.
+  const aside =
+    o.spare && !reuse
+      ? await rename(spareFolder(out), `${tmp}.spare`).then(
+          () => `${tmp}.spare`,
+          () => undefined,
+        )
+      : undefined;
   try {
     // mkdtemp makes the folder 0700: web server workers (www-data, nobody) could read nothing once it is swapped in.
     await chmod(tmp, SITE_MODES.dir);
@@ -167,25 +175,15 @@ async function writeAndSwap(out: string, files: readonly PlannedFile[], o: Write
     // (removeStaleTemps).
     const spare = o.spare && tree && trash.length === 1 ? trash[0] : undefined;
     const after = trash.map((t) => (t === spare ? keepSpare(t, out, tree!) : removeTree(t)));
-    return { removed: Promise.all([discarded, ...after]).then(() => undefined) };
+    return { removed: Promise.all([aside && removeTree(aside), ...after]).then(() => undefined) };
   } catch (e) {
-    await rm(tmp, { recursive: true, force: true }).catch(() => undefined);
-    await discarded;
+    await Promise.all([rm(tmp, { recursive: true, force: true }).catch(() => undefined), aside && removeTree(aside)]);
     throw e;
   }
 }
 
 const yes = () => true;
 const no = () => false;
-
-/** A spare no build may reuse (--clean, no record of the previous site): moved aside and deleted off the critical path. */
-function discardSpare(out: string, tmp: string): Promise<void> {
-  const aside = `${tmp}.spare`;
-  return rename(spareFolder(out), aside).then(
-    () => removeTree(aside),
-    () => undefined,
-  );
-}
 
 /**
  * Make the replaced site the next build's spare: a hard link of every file of the site just swapped in, at the same

@@ -118,7 +118,17 @@ test('--clean deletes the spare unused; the site it replaces is the next spare',
   await s.again({ now: new Date('2026-01-03T00:00:00Z') });
   const old = lstatSync(s.spare).ino;
   writeFileSync(join(s.spare, 'marker-of-the-old-spare'), 'x');
-  await s.again({ clean: true });
+  // Moved aside at the start, deleted after the result: not beside the build, taking a core from it.
+  const aside = () => readdirSync(s.dir).filter((n) => n.endsWith('.spare') && n.includes('.tmp-'));
+  const seen = [];
+  await s.again({
+    clean: true,
+    onProgress: (e) => {
+      if (e.phase === 'verify') seen.push(...aside().filter((n) => existsSync(join(s.dir, n, 'marker-of-the-old-spare'))));
+    },
+  });
+  assert.is(seen.length, 1, 'the old spare still there while the build verifies');
+  assert.equal(aside(), []);
   assert.not.ok(existsSync(join(s.spare, 'marker-of-the-old-spare')));
   assert.is.not(lstatSync(s.spare).ino, old);
   assert.equal(inodes(s.spare), inodes(s.out));
