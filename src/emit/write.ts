@@ -11,6 +11,7 @@ import {
   readdirSync,
   rmSync,
   statSync,
+  writeFileSync,
 } from 'node:fs';
 import { chmod, copyFile, mkdir, mkdtemp, rename, rm, stat, utimes } from 'node:fs/promises';
 import { dirname, join, parse as parsePath, resolve } from 'node:path';
@@ -203,11 +204,16 @@ async function keepSpare(trash: string, out: string, tree: TreeRecord): Promise<
       if (inode(to) !== ino) relink(join(out, path), to);
       await breathe();
     }
+    // Beside a site built inside a repository: `git add -A` would add a second copy of it. Deleted when reused (not
+    // planned).
+    writeFileSync(join(trash, '.gitignore'), SPARE_GITIGNORE);
     await rename(trash, spareFolder(out));
   } catch {
     await removeTree(trash);
   }
 }
+
+const SPARE_GITIGNORE = '# po-node: the spare of the site beside this folder (docs/performance.md#incremental-builds)\n*\n';
 
 /** The inode at `p`, if anything is there (a file where a folder of the path should be: nothing). */
 function inode(p: string): number | undefined {

@@ -32,11 +32,11 @@ function setup() {
   return { dir, out, spare, again, rename };
 }
 
-/** Relative path -> inode of every file below `dir`. */
+/** Relative path -> inode of every file below `dir` (but the spare's .gitignore). */
 function inodes(dir) {
   const out = {};
   for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (!e.isFile()) continue;
+    if (!e.isFile() || (e.name === '.gitignore' && (e.parentPath ?? e.path) === dir)) continue;
     const p = join(e.parentPath ?? e.path, e.name);
     out[p.slice(dir.length + 1)] = lstatSync(p).ino;
   }
@@ -56,8 +56,11 @@ test('the replaced site becomes a hard-link copy of the new one, and the next bu
   assert.not.ok(existsSync(s.spare), 'a first build replaces nothing');
   s.rename(e0, 'changed once');
   await s.again();
-  // Every file of the site, at the same path, as the same inode; nothing else.
+  // Every file of the site, at the same path, as the same inode; nothing else but a .gitignore of everything (a site
+  // built in a repository must not be added twice).
   assert.equal(inodes(s.spare), inodes(s.out));
+  assert.is(readFileSync(join(s.spare, '.gitignore'), 'utf8').split('\n').at(-2), '*');
+  assert.not.ok(existsSync(join(s.out, '.gitignore')));
   const spareRoot = lstatSync(s.spare).ino;
   const pageFolder = lstatSync(join(s.spare, 'epd', e1.uuid)).ino;
   s.rename(e0, 'changed twice');
