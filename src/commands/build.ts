@@ -69,6 +69,9 @@ ${outputLayout()}
 
 Exit codes: 0 built; 1 --strict with errors, or no EPD could be published; 2 usage, config or I/O error.
 Reproducible builds: set SOURCE_DATE_EPOCH to fix the build time written into health and index.html.
+Beside the output folder, .<out>.spare is the site the last build replaced, made hard links to the current site's
+files: the next build writes into it instead of a new tree (docs/performance.md#incremental-builds). Delete it with
+the site; --clean replaces it.
 
 Examples:
   $ po-node build ILCD/ --out site --base-url https://epd.example.org/node
