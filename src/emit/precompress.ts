@@ -266,7 +266,10 @@ async function compressChunks(abs: string, es: readonly Encoding[], buf: Buffer)
         : zlib.createBrotliCompress({ ...brotliOptions(size), chunkSize: 1 << 20 });
     const chunks: Buffer[] = [];
     z.on('data', (c: Buffer) => chunks.push(c));
-    return { z, chunks, ended: once(z, 'end') };
+    const ended = once(z, 'end');
+    // A compressor's error rejects this too: awaited only when every write went through, so never left unhandled.
+    ended.catch(() => undefined);
+    return { z, chunks, ended };
   });
   try {
     const fd = openSync(abs, 'r');
