@@ -14,7 +14,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { chmod, copyFile, mkdir, mkdtemp, rename, rm, stat, utimes } from 'node:fs/promises';
-import { dirname, join, parse as parsePath, resolve } from 'node:path';
+import { dirname, isAbsolute, join, normalize, parse as parsePath, resolve, sep } from 'node:path';
 import { OutputError } from '../errors.js';
 import { isSafeDocumentName } from '../read/inputs.js';
 import { isInside } from '../util/paths.js';
@@ -539,13 +539,26 @@ async function copySame(from: string, to: string, size: number): Promise<boolean
 /** Resolve a planned path and prove it stays inside the output folder. */
 function target(dir: string, path: string): string {
   // Folders are plain ASCII; the last segment may be a document name with spaces or non-ASCII.
-  const segs = path.split('/');
-  const last = segs.pop()!;
-  const plain = (s: string) => /^[A-Za-z0-9._-]+$/.test(s) && s !== '..' && s !== '.';
-  if (!segs.every(plain) || !(plain(last) || isSafeDocumentName(last))) {
+  const folders = FOLDERS.exec(path)![0];
+  const last = path.slice(folders.length);
+  if (!(plainSegment(last) || isSafeDocumentName(last))) {
     throw new Error(`internal: unsafe output path ${JSON.stringify(path)}`);
   }
+  // No empty, `.` or `..` segment: appended to the (absolute, normalised) folder it stays inside it. path.resolve
+  // and the isInside check cost 0.5 s of a 1% rebuild of 10,000 EPDs (30,000 paths).
+  if (plainRoot(dir)) return `${dir}/${path}`;
   const to = resolve(dir, path);
   if (!isInside(dir, to)) throw new Error(`internal: output path escapes the site: ${path}`);
   return to;
+}
+
+/** The leading folders of a path: plain ASCII segments, none `.` or `..`. */
+const FOLDERS = /^(?:(?!\.\.?\/)[A-Za-z0-9._-]+\/)*/;
+const plainSegment = (s: string) => /^[A-Za-z0-9._-]+$/.test(s) && s !== '..' && s !== '.';
+
+/** An absolute, normalised POSIX folder (asked once per site folder, not per file). */
+let lastRoot: [string, boolean] = ['', false];
+function plainRoot(dir: string): boolean {
+  if (lastRoot[0] !== dir) lastRoot = [dir, sep === '/' && isAbsolute(dir) && !dir.endsWith('/') && normalize(dir) === dir];
+  return lastRoot[1];
 }
