@@ -171,7 +171,7 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
     return { ...base, ok: false, written: false, status: 'not-written', durationMs: performance.now() - started };
   }
 
-  const files = planSite({ catalog, cfg, builtAt, references });
+  const files = planSite({ catalog, cfg, builtAt, references, lists: cache });
   // Each host emits once: files in the published tree (.htaccess, _redirects, .nojekyll) and configs outside it.
   const hosts = emitHosts(cfg.hosts ?? [], { cfg, site: files });
   append(files, hosts.site);

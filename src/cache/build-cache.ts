@@ -7,6 +7,7 @@ import {
   mkdirSync,
   openSync,
   readdirSync,
+  readFileSync,
   renameSync,
   rmSync,
   statSync,
@@ -52,9 +53,9 @@ interface InputEntry {
 
 /**
  * Bump when the cache's layout or the meaning of its entries changes. 4: inputs by relative path and content; 5:
- * findings have params; 6: repeated values by number ('v' lines); 7: not gzipped.
+ * findings have params; 6: repeated values by number ('v' lines); 7: not gzipped; 8: the whole lists' entries ('e', 'l').
  */
-const FORMAT = 7;
+const FORMAT = 8;
 
 interface CacheDoc {
   format: number;
@@ -67,6 +68,10 @@ interface CacheDoc {
   outputs: Record<string, { key: string; size: number }>;
   /** Content key -> size of the copy kept in the blob folder. */
   blobs: Record<string, number>;
+  /** Whole lists as written: path -> content key and [start, length] of each entry of `entryKeys`, flat. */
+  lists: Record<string, { key: string; spans: readonly number[] }>;
+  /** The entry keys of the EPDs of the lists (src/emit/list-entries.ts). */
+  entryKeys?: readonly string[];
 }
 
 type Line =
@@ -74,7 +79,9 @@ type Line =
   | ['v', number, unknown]
   | ['i', string, InputEntry]
   | ['o', string, { key: string; size: number }]
-  | ['b', string, number];
+  | ['b', string, number]
+  | ['l', string, { key: string; spans: number[] }]
+  | ['e', 0, string[]];
 
 /**
  * Header fields whose values EPDs of one programme operator repeat (the compliance system, the publisher, owners,
@@ -141,6 +148,8 @@ export class BuildCache implements OutcomeCache {
   readonly verified = new Map<string, string>();
   /** Content key -> the manifest's record of the previous-site file it was linked from (its inode's stat). */
   private readonly verifiedRecords = new Map<string, TreeEntry>();
+  /** The previous build's entry keys of the whole lists, by key: their index (one map for the three lists). */
+  private entryIndex: Map<string, number> | undefined;
 
   /**
    * `root`: the inputs' root (config folder, else working directory); inputs are keyed relative to it.
@@ -153,7 +162,7 @@ export class BuildCache implements OutcomeCache {
     private readonly fresh: boolean,
     readonly file: string,
   ) {
-    this.next = { format: FORMAT, key, root, out, inputs: {}, outputs: {}, blobs: {} };
+    this.next = { format: FORMAT, key, root, out, inputs: {}, outputs: {}, blobs: {}, lists: {} };
     this.blobDir = file.replace(/\.ndjson$/, '.blobs');
   }
 
@@ -172,7 +181,7 @@ export class BuildCache implements OutcomeCache {
         if (!doc) {
           const head = line as Pick<CacheDoc, 'format' | 'key' | 'root' | 'out'>;
           if (head.format !== FORMAT || head.key !== this.key) return false;
-          doc = { ...head, inputs: {}, outputs: {}, blobs: {} };
+          doc = { ...head, inputs: {}, outputs: {}, blobs: {}, lists: {} };
           return true;
         }
         const e = line as Line;
@@ -191,7 +200,9 @@ export class BuildCache implements OutcomeCache {
           for (const f of o.findings) unpack(f, PACKED_FINDING, values);
           doc.inputs[e[1]] = interner ? { ...e[2], outcome: interner.outcome(o) } : e[2];
         } else if (e[0] === 'o') doc.outputs[e[1]] = e[2];
-        else doc.blobs[e[1]] = e[2];
+        else if (e[0] === 'b') doc.blobs[e[1]] = e[2];
+        else if (e[0] === 'l') doc.lists[e[1]] = e[2];
+        else doc.entryKeys = e[2];
         return true;
       });
       this.prev = doc;
@@ -354,6 +365,52 @@ export class BuildCache implements OutcomeCache {
     return join(this.blobDir, createHash('sha256').update(key).digest('hex').slice(0, 32));
   }
 
+  /**
+   * The previous build's whole list at `path`, when the build manifest shows its file as that build wrote it (same
+   * inode, size, mtime: verifiedPrevious), read once: its entries by entry key. Read from the live site, which this
+   * build does not touch before its swap.
+   */
+  previous(path: string): ((entryKey: string) => Uint8Array | undefined) | undefined {
+    const rec = this.prev?.lists[path];
+    const keys = this.prev?.entryKeys;
+    if (!rec || !keys || rec.spans.length !== 2 * keys.length) return undefined;
+    const file = this.verifiedPrevious(path, rec.key);
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(file?.path ?? '');
+    } catch {
+      return undefined;
+    }
+    if (bytes.length !== file!.size) return undefined;
+    const at = (this.entryIndex ??= new Map(keys.map((k, i) => [k, i])));
+    const { spans } = rec;
+    return (entryKey) => {
+      const i = at.get(entryKey);
+      if (i === undefined) return undefined;
+      const start = spans[2 * i]!;
+      const end = start + spans[2 * i + 1]!;
+      return end <= bytes.length ? bytes.subarray(start, end) : undefined;
+    };
+  }
+
+  written(path: string, key: string, entryKeys: readonly string[], spans: readonly number[]): void {
+    this.next.lists[path] = { key, spans };
+    this.next.entryKeys = entryKeys;
+  }
+
+  /**
+   * Lists written by this build, and those it kept unchanged (same content key: the same entries, so the entry keys
+   * of the lists written now, or of the last build when none was).
+   */
+  private listsToSave(): Pick<CacheDoc, 'lists' | 'entryKeys'> {
+    const lists = { ...this.next.lists };
+    for (const [path, rec] of Object.entries(this.prev?.lists ?? {})) {
+      if (!lists[path] && this.next.outputs[path]?.key === rec.key) lists[path] = rec;
+    }
+    const entryKeys = this.next.entryKeys ?? this.prev?.entryKeys;
+    return Object.keys(lists).length && entryKeys ? { lists, entryKeys } : { lists: {} };
+  }
+
   /** Every input a cache hit by stat and every output the same key and size as last time. */
   private unchanged(): boolean {
     const prev = this.prev;
@@ -433,6 +490,9 @@ export class BuildCache implements OutcomeCache {
       }
       for (const [k, v] of Object.entries(this.next.outputs)) write(JSON.stringify(['o', k, v]));
       for (const [k, v] of Object.entries(this.next.blobs)) write(JSON.stringify(['b', k, v]));
+      const { lists, entryKeys } = this.listsToSave();
+      if (entryKeys) write(JSON.stringify(['e', 0, entryKeys]));
+      for (const [k, v] of Object.entries(lists)) write(JSON.stringify(['l', k, v]));
       flush();
       closeSync(fd);
       fd = undefined;

@@ -2,7 +2,8 @@ import type { Dataset } from '../catalog/build.js';
 import type { ResolvedConfig } from '../config/load.js';
 import { pickText, type Ref } from '../parse/extract.js';
 import { complianceName } from './soda4lca.js';
-import { jsonWithItems } from './stream.js';
+import { renderEntry } from './list-entries.js';
+import { jsonItemText, jsonWithTexts, type Part } from './stream.js';
 import { EPD_DIRS, nodeUrl } from '../site/routes.js';
 
 /**
@@ -29,13 +30,13 @@ export interface V1Epd {
 
 export const V1_API_VERSION = 'po-node-v1-draft';
 
-export function* v1ListJson(epds: readonly Dataset[], cfg: ResolvedConfig): Generator<string> {
+export function* v1ListJson(epds: readonly Dataset[], cfg: ResolvedConfig, entry = renderEntry): Generator<Part> {
   const n = epds.length;
-  yield* jsonWithItems(
+  yield* jsonWithTexts(
     { apiVersion: V1_API_VERSION, nodeId: cfg.node.id, totalCount: n, startIndex: 0, pageSize: n, data: [] },
     'data',
     (function* () {
-      for (const d of epds) yield v1Item(d, cfg);
+      for (const [i, d] of epds.entries()) yield entry(i, () => jsonItemText(JSON.stringify(v1Item(d, cfg), null, 1), 1));
     })(),
     1,
   );

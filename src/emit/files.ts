@@ -5,6 +5,8 @@ import type { ReferenceReport } from '../catalog/references.js';
 import type { ResolvedConfig } from '../config/load.js';
 import type { InputFile } from '../read/inputs.js';
 import { readInput } from '../read/zip.js';
+import type { ListEntryStore } from './list-entries.js';
+import type { Part } from './stream.js';
 
 /** One file of the site: where it goes, what it is, and where its bytes come from. */
 export interface PlannedFile {
@@ -20,7 +22,7 @@ export interface PlannedFile {
     | { text: string }
     | { bytes: Uint8Array }
     | { make: () => Promise<Uint8Array | readonly Uint8Array[]> }
-    | { parts: () => Iterable<string> };
+    | { parts: () => Iterable<Part> };
   /** Content key (same key, same bytes): lets an incremental build reuse the previous site's file. */
   key?: string;
 }
@@ -31,6 +33,8 @@ export interface PlanContext {
   builtAt: Date;
   /** Dependencies of the EPDs: source documents, EPD PDFs, ZIP exports (absent: none planned). */
   references?: ReferenceReport;
+  /** The whole lists' entries of the last build (incremental builds). */
+  lists?: ListEntryStore;
 }
 
 /** Copy a file from disk, or emit the bytes of a ZIP entry, inflated as it is written. */

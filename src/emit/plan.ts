@@ -18,6 +18,8 @@ import {
 import { pageFile, pageStarts, V1_LIST, v1EpdFile } from '../site/routes.js';
 import { v1ListJson } from './draft-v1.js';
 import { inputSource, type PlanContext, type PlannedFile } from './files.js';
+import { splicedList, type Entry } from './list-entries.js';
+import type { Part } from './stream.js';
 import { renderCatalogueIndex, renderIndexHtml } from './html.js';
 import { planEpdPages } from './epd-page.js';
 import { nodeInfoXml, processListJson, processListXml } from './soda4lca.js';
@@ -30,11 +32,14 @@ export { assertUniquePaths, inputSource, type PlanContext, type PlannedFile } fr
  * Every data file of the site: datasets, documents, lists, nodeinfo, index.html (paths from src/site/routes.ts).
  * Host files (src/hosts) are added by the build; the health documents are written from a check of the written tree.
  */
-export function planSite({ catalog, cfg, builtAt, references }: PlanContext): PlannedFile[] {
+export function planSite({ catalog, cfg, builtAt, references, lists }: PlanContext): PlannedFile[] {
   const files: PlannedFile[] = [];
   const listKey = listKeys(catalog.epds, cfg);
   const add = (path: string, contentType: string, source: PlannedFile['source'], key?: string) =>
     files.push({ path, contentType, source, ...(key ? { key } : {}) });
+  // A whole list: its entries kept from the last build's file where they are unchanged.
+  const whole = (path: string, contentType: string, key: string, make: (entry: Entry) => Iterable<Part>) =>
+    add(path, contentType, { parts: () => splicedList(path, key, listKey.entries(), lists, make) }, key);
   if (cfg.pathSets.default) {
     for (const t of DATASET_TYPES) {
       for (const d of catalog.byType[t.type]) {
@@ -43,9 +48,9 @@ export function planSite({ catalog, cfg, builtAt, references }: PlanContext): Pl
     }
     if (references) append(files, planDependencyFiles(catalog.epds, references, { zipExport: cfg.zipExport }));
     append(files, planTypeLists(catalog, cfg));
-    const whole = listKey('whole');
-    add(listFile(PROCESSES, 'xml'), LIST_XML_TYPE, { parts: () => processListXml(catalog.epds, cfg) }, whole('xml'));
-    add(listFile(PROCESSES, 'json'), LIST_JSON_TYPE, { parts: () => processListJson(catalog.epds, cfg) }, whole('json'));
+    const all = listKey('whole');
+    whole(listFile(PROCESSES, 'xml'), LIST_XML_TYPE, all('xml'), (entry) => processListXml(catalog.epds, cfg, undefined, entry));
+    whole(listFile(PROCESSES, 'json'), LIST_JSON_TYPE, all('json'), (entry) => processListJson(catalog.epds, cfg, undefined, entry));
     for (const pageSize of cfg.paging.pageSizes) {
       for (const startIndex of pageStarts(catalog.epds.length, pageSize)) {
         const page = { startIndex, pageSize };
@@ -59,7 +64,7 @@ export function planSite({ catalog, cfg, builtAt, references }: PlanContext): Pl
   }
   if (cfg.pathSets.v1) {
     for (const d of catalog.epds) add(v1EpdFile(d.header.uuid), LIST_XML_TYPE, inputSource(d.file), `sha256:${d.sha256}`);
-    add(V1_LIST, LIST_JSON_TYPE, { parts: () => v1ListJson(catalog.epds, cfg) }, listKey('v1')('json'));
+    whole(V1_LIST, LIST_JSON_TYPE, listKey('v1')('json'), (entry) => v1ListJson(catalog.epds, cfg, entry));
   }
   append(files, planEpdPages(catalog.epds, cfg, references));
   const ctx = { catalog, cfg, builtAt, ...(references ? { references } : {}) };
@@ -80,11 +85,14 @@ const LIST_FORMAT = 1;
 export function listKeys(epds: readonly Dataset[], cfg: Pick<ResolvedConfig, 'baseUrl' | 'node'>) {
   let entries: string[] | undefined;
   const frame = JSON.stringify({ v: GENERATOR_VERSION, f: LIST_FORMAT, base: cfg.baseUrl ?? null, node: cfg.node, n: epds.length });
-  return (what: string, start = 0, size = epds.length) => {
-    entries ??= epds.map((d) => `${d.sha256} ${JSON.stringify(d.declaredUnit ?? null)}\n`);
+  /** Each EPD's entry key: what its entry in any list shows, besides the configuration. */
+  const entryKeys = () => (entries ??= epds.map((d) => `${d.sha256} ${JSON.stringify(d.declaredUnit ?? null)}\n`));
+  const keys = (what: string, start = 0, size = epds.length) => {
+    const all = entryKeys();
     const h = createHash('sha256').update(`${frame}\n${what} ${start} ${size}\n`);
-    for (let i = start; i < Math.min(start + size, epds.length); i++) h.update(entries[i]!);
+    for (let i = start; i < Math.min(start + size, epds.length); i++) h.update(all[i]!);
     const digest = h.digest('hex');
     return (format: string) => `list:${format}:${digest}`;
   };
+  return Object.assign(keys, { entries: entryKeys });
 }

@@ -2,7 +2,8 @@ import type { Dataset } from '../catalog/build.js';
 import type { ResolvedConfig } from '../config/load.js';
 import { pickText, type LangText, type Ref } from '../parse/extract.js';
 import { KNOWN_COMPLIANCE } from '../parse/ilcd.js';
-import { jsonWithTexts } from './stream.js';
+import { renderEntry } from './list-entries.js';
+import { jsonWithTexts, type Part } from './stream.js';
 import { datasetUrl, nodeUrl, PROCESSES } from '../site/routes.js';
 import { attrString, el } from './xml-writer.js';
 
@@ -41,14 +42,14 @@ function pageOf(epds: readonly Dataset[], page: ListPage | undefined) {
  * The whole list in one page: where the host cannot page, totalSize = pageSize = N, and openLCA stops after one request
  * (its pageSize differs, or startIndex + pageSize >= totalSize). With `page`, one page of it (the pre-paged lists).
  */
-export function* processListXml(epds: readonly Dataset[], cfg: ResolvedConfig, page?: ListPage): Generator<string> {
+export function* processListXml(epds: readonly Dataset[], cfg: ResolvedConfig, page?: ListPage, entry = renderEntry): Generator<Part> {
   const { n, startIndex, pageSize, entries } = pageOf(epds, page);
   yield '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n';
   yield (
     `<serviceapi:dataSetList xmlns:serviceapi="${SAPI.serviceApi}" xmlns:xlink="${SAPI.xlink}" xmlns:process="${SAPI.process}" xmlns:epd="${SAPI.epd}"` +
     ` serviceapi:totalSize="${n}" serviceapi:startIndex="${startIndex}" serviceapi:pageSize="${pageSize}">\n`
   );
-  for (const d of entries) yield rendered(cfg, 'xml', d, processEntryXml);
+  for (const [k, d] of entries.entries()) yield entry(startIndex + k, () => rendered(cfg, 'xml', d, processEntryXml));
   yield '</serviceapi:dataSetList>\n';
 }
 
@@ -123,13 +124,15 @@ export interface Soda4lcaJsonItem {
 }
 
 /** Compact like Gson (no white space, no trailing newline). */
-export function processListJson(epds: readonly Dataset[], cfg: ResolvedConfig, page?: ListPage): Generator<string> {
+export function processListJson(epds: readonly Dataset[], cfg: ResolvedConfig, page?: ListPage, entry = renderEntry): Generator<Part> {
   const { n, startIndex, pageSize, entries } = pageOf(epds, page);
   return jsonWithTexts(
     { startIndex, pageSize, totalCount: n, data: [] },
     'data',
     (function* () {
-      for (const d of entries) yield rendered(cfg, 'json', d, (d, cfg) => JSON.stringify(processJsonItem(d, cfg)));
+      for (const [k, d] of entries.entries()) {
+        yield entry(startIndex + k, () => rendered(cfg, 'json', d, (d, cfg) => JSON.stringify(processJsonItem(d, cfg))));
+      }
     })(),
   );
 }

@@ -24,7 +24,7 @@ import type { KnownHashes } from './health.js';
 import type { EarlyCompressor } from './precompress.js';
 import { checkWritable, MOUNT_HINT, outputFailure, removeStaleTemps, removeTree, spareFolder, tempPrefix } from './output-dir.js';
 import { describeTree, type TreeRecord } from '../cache/manifest.js';
-import { encodeParts } from './stream.js';
+import { encodeParts, type Part } from './stream.js';
 import { breather, pool } from '../util/pool.js';
 
 /** Written into every site po-node builds, so a later build knows the folder is its own to replace. */
@@ -500,7 +500,7 @@ async function writeOne(w: Writer, f: PlannedFile): Promise<number> {
 }
 
 /** A generated document in writes of about 256 KB; returns its size in bytes. */
-function writeParts(fd: number, parts: Iterable<string>, hash?: Hash): number {
+function writeParts(fd: number, parts: Iterable<Part>, hash?: Hash): number {
   let size = 0;
   encodeParts(parts, (bytes) => (size += writeAll(fd, bytes, hash)));
   return size;
