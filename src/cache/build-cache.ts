@@ -2,12 +2,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import {
   closeSync,
   existsSync,
+  fstatSync,
   linkSync,
   lstatSync,
   mkdirSync,
   openSync,
   readdirSync,
-  readFileSync,
+  readSync,
   renameSync,
   rmSync,
   statSync,
@@ -93,6 +94,8 @@ const PACKED_PROCESS = ['classifications', 'compliance', 'owner', 'publishers', 
 const PACKED_FINDING = ['message', 'xpath'] as const;
 /** Shorter values cost more as a number and a lookup than inline. */
 const PACK_MIN = 24;
+/** Bytes of a previous list read at a time for its entries (ListEntryStore.previous). */
+const ENTRY_WINDOW = 1 << 20;
 
 export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.PO_NODE_CACHE_DIR || join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'po-node');
@@ -148,7 +151,7 @@ export class BuildCache implements OutcomeCache {
   readonly verified = new Map<string, string>();
   /** Content key -> the manifest's record of the previous-site file it was linked from (its inode's stat). */
   private readonly verifiedRecords = new Map<string, TreeEntry>();
-  /** The previous build's entry keys of the whole lists, by key: their index (one map for the three lists). */
+  /** The previous build's entry keys of the whole lists, by key: their index (one map for all lists and pages). */
   private entryIndex: Map<string, number> | undefined;
 
   /**
@@ -367,29 +370,47 @@ export class BuildCache implements OutcomeCache {
 
   /**
    * The previous build's whole list at `path`, when the build manifest shows its file as that build wrote it (same
-   * inode, size, mtime: verifiedPrevious), read once: its entries by entry key. Read from the live site, which this
-   * build does not touch before its swap.
+   * inode, size, mtime: verifiedPrevious, and the file opened is that inode): its entries by entry key, read from the
+   * live site (which this build does not touch before its swap) through a window of ENTRY_WINDOW bytes, in the order
+   * they are asked for (the lists' order, mostly the previous list's): memory stays bounded whatever the list's size.
    */
-  previous(path: string): ((entryKey: string) => Uint8Array | undefined) | undefined {
+  previous(path: string): { get(entryKey: string): Uint8Array | undefined; close(): void } | undefined {
     const rec = this.prev?.lists[path];
     const keys = this.prev?.entryKeys;
     if (!rec || !keys || rec.spans.length !== 2 * keys.length) return undefined;
     const file = this.verifiedPrevious(path, rec.key);
-    let bytes: Buffer;
+    if (!file) return undefined;
+    let fd: number;
     try {
-      bytes = readFileSync(file?.path ?? '');
+      fd = openSync(file.path, 'r');
     } catch {
       return undefined;
     }
-    if (bytes.length !== file!.size) return undefined;
+    const st = fstatSync(fd);
+    if (st.ino !== file.ino || st.size !== file.size) {
+      closeSync(fd);
+      return undefined;
+    }
     const at = (this.entryIndex ??= new Map(keys.map((k, i) => [k, i])));
     const { spans } = rec;
-    return (entryKey) => {
-      const i = at.get(entryKey);
-      if (i === undefined) return undefined;
-      const start = spans[2 * i]!;
-      const end = start + spans[2 * i + 1]!;
-      return end <= bytes.length ? bytes.subarray(start, end) : undefined;
+    let win = Buffer.allocUnsafe(ENTRY_WINDOW);
+    let [from, to] = [0, 0];
+    return {
+      get: (entryKey) => {
+        const i = at.get(entryKey);
+        if (i === undefined) return undefined;
+        const start = spans[2 * i]!;
+        const end = start + spans[2 * i + 1]!;
+        if (end > file.size) return undefined;
+        if (start < from || end > to) {
+          if (end - start > win.length) win = Buffer.allocUnsafe(end - start);
+          from = start;
+          to = start + readSync(fd, win, 0, Math.min(win.length, file.size - start), start);
+          if (end > to) return undefined;
+        }
+        return win.subarray(start - from, end - from);
+      },
+      close: () => closeSync(fd),
     };
   }
 

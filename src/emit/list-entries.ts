@@ -8,10 +8,19 @@ import type { Part } from './stream.js';
  * the previous list had from that list's file, when the file is still as that build wrote it.
  */
 export interface ListEntryStore {
-  /** The previous build's bytes of the entries of the whole list at `path`, by entry key; undefined: render them all. */
-  previous(path: string): ((entryKey: string) => Uint8Array | undefined) | undefined;
+  /** The previous build's entries of the whole list at `path`, by entry key; undefined: render them all. */
+  previous(path: string): EntryReader | undefined;
   /** The list at `path` (content key `key`) as just written: per entry of `entryKeys`, its start and length in bytes. */
   written(path: string, key: string, entryKeys: readonly string[], spans: readonly number[]): void;
+}
+
+/**
+ * Entries of a previous list, read from its file as asked for. The bytes returned are valid until the next `get`
+ * (a window read ahead, reused): a list's writer copies each part before it asks for the next.
+ */
+export interface EntryReader {
+  get(entryKey: string): Uint8Array | undefined;
+  close(): void;
 }
 
 /** One entry of a list: the EPD at index `i` of the catalogue's EPDs, as `render` makes it or as kept. */
@@ -21,33 +30,38 @@ export type Entry = (i: number, render: () => string) => Part;
 export const renderEntry: Entry = (_i, render) => render();
 
 /**
- * A whole list whose entries come from `store` where it has them. `make` yields each entry as the one part `entry`
- * returned; where each lands is recorded for the next build (not when the count is off: nothing is kept then).
+ * A list (the whole list at `from`, or a page of it) whose entries come from `store`'s previous `from` where it has
+ * them. `make` yields each entry as the one part `entry` returned. With `record` (the whole list at `from` itself),
+ * where each entry lands is recorded for the next build (not when the count is off: nothing is kept then).
  */
 export function* splicedList(
-  path: string,
-  key: string,
+  from: string,
   entryKeys: readonly string[],
   store: ListEntryStore | undefined,
   make: (entry: Entry) => Iterable<Part>,
+  record?: { key: string },
 ): Generator<Part> {
-  if (!store) {
-    yield* make(renderEntry);
-    return;
-  }
-  const prev = store.previous(path);
-  const spans: number[] = [];
-  let at = 0;
-  let pending: Part | undefined;
-  const entry: Entry = (i, render) => (pending = prev?.(entryKeys[i]!) ?? render());
-  for (const p of make(entry)) {
-    const n = typeof p === 'string' ? Buffer.byteLength(p) : p.length;
-    if (pending !== undefined && p === pending) {
-      spans.push(at, n);
-      pending = undefined;
+  const prev = store?.previous(from);
+  try {
+    if (!record || !store) {
+      yield* make(prev ? (i, render) => prev.get(entryKeys[i]!) ?? render() : renderEntry);
+      return;
     }
-    at += n;
-    yield p;
+    const spans: number[] = [];
+    let at = 0;
+    let pending: Part | undefined;
+    const entry: Entry = (i, render) => (pending = prev?.get(entryKeys[i]!) ?? render());
+    for (const p of make(entry)) {
+      const n = typeof p === 'string' ? Buffer.byteLength(p) : p.length;
+      if (pending !== undefined && p === pending) {
+        spans.push(at, n);
+        pending = undefined;
+      }
+      at += n;
+      yield p;
+    }
+    if (spans.length === 2 * entryKeys.length) store.written(from, record.key, entryKeys, spans);
+  } finally {
+    prev?.close();
   }
-  if (spans.length === 2 * entryKeys.length) store.written(path, key, entryKeys, spans);
 }

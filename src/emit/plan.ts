@@ -37,9 +37,11 @@ export function planSite({ catalog, cfg, builtAt, references, lists }: PlanConte
   const listKey = listKeys(catalog.epds, cfg);
   const add = (path: string, contentType: string, source: PlannedFile['source'], key?: string) =>
     files.push({ path, contentType, source, ...(key ? { key } : {}) });
-  // A whole list: its entries kept from the last build's file where they are unchanged.
+  // A whole list and its pages: entries kept from the last build's whole list where they are unchanged.
   const whole = (path: string, contentType: string, key: string, make: (entry: Entry) => Iterable<Part>) =>
-    add(path, contentType, { parts: () => splicedList(path, key, listKey.entries(), lists, make) }, key);
+    add(path, contentType, { parts: () => splicedList(path, listKey.entries(), lists, make, { key }) }, key);
+  const page = (path: string, from: string, contentType: string, key: string, make: (entry: Entry) => Iterable<Part>) =>
+    add(path, contentType, { parts: () => splicedList(from, listKey.entries(), lists, make) }, key);
   if (cfg.pathSets.default) {
     for (const t of DATASET_TYPES) {
       for (const d of catalog.byType[t.type]) {
@@ -49,14 +51,17 @@ export function planSite({ catalog, cfg, builtAt, references, lists }: PlanConte
     if (references) append(files, planDependencyFiles(catalog.epds, references, { zipExport: cfg.zipExport }));
     append(files, planTypeLists(catalog, cfg));
     const all = listKey('whole');
-    whole(listFile(PROCESSES, 'xml'), LIST_XML_TYPE, all('xml'), (entry) => processListXml(catalog.epds, cfg, undefined, entry));
-    whole(listFile(PROCESSES, 'json'), LIST_JSON_TYPE, all('json'), (entry) => processListJson(catalog.epds, cfg, undefined, entry));
+    const [xmlList, jsonList] = [listFile(PROCESSES, 'xml'), listFile(PROCESSES, 'json')];
+    whole(xmlList, LIST_XML_TYPE, all('xml'), (entry) => processListXml(catalog.epds, cfg, undefined, entry));
+    whole(jsonList, LIST_JSON_TYPE, all('json'), (entry) => processListJson(catalog.epds, cfg, undefined, entry));
     for (const pageSize of cfg.paging.pageSizes) {
       for (const startIndex of pageStarts(catalog.epds.length, pageSize)) {
-        const page = { startIndex, pageSize };
+        const at = { startIndex, pageSize };
         const key = listKey('page', startIndex, pageSize);
-        add(pageFile(pageSize, startIndex, 'xml'), LIST_XML_TYPE, { parts: () => processListXml(catalog.epds, cfg, page) }, key('xml'));
-        add(pageFile(pageSize, startIndex, 'json'), LIST_JSON_TYPE, { parts: () => processListJson(catalog.epds, cfg, page) }, key('json'));
+        page(pageFile(pageSize, startIndex, 'xml'), xmlList, LIST_XML_TYPE, key('xml'), (e) => processListXml(catalog.epds, cfg, at, e));
+        page(pageFile(pageSize, startIndex, 'json'), jsonList, LIST_JSON_TYPE, key('json'), (e) =>
+          processListJson(catalog.epds, cfg, at, e),
+        );
       }
     }
     const nodeinfo = nodeInfoXml(cfg);

@@ -11,6 +11,8 @@ test.after.each(cleanup);
 
 const now = new Date('2026-01-02T03:04:05Z');
 const LISTS = ['resource/processes/index.xml', 'resource/processes/index.json', 'v1/epds/index.json'];
+// Pages of 100 entries: the first holds all five example EPDs.
+const PAGES = ['resource/processes/pages/100/0.xml', 'resource/processes/pages/100/0.json'];
 
 async function setup() {
   const dir = tmp();
@@ -67,7 +69,8 @@ test("an unchanged EPD's entries come from the last build's lists; the changed E
   for (const l of LISTS) patchInPlace(join(site, l), e0.uuid, mark);
   rename(dir, e1, 'Changed');
   await run();
-  for (const l of LISTS) {
+  // The pages holding e1 are written again; e0's entry in them comes from the whole list too.
+  for (const l of [...LISTS, ...PAGES]) {
     const text = readFileSync(join(site, l), 'utf8');
     assert.ok(text.includes(mark), `${l}: e0's entry taken from the last build's file`);
     assert.ok(text.includes('Changed '), `${l}: e1's entry rendered anew`);
