@@ -32,7 +32,15 @@ import { emitHosts } from './hosts/index.js';
 import { HOST_LIMITS, hostLimitFindings, measureSite, type SiteMeasure } from './hosts/limits.js';
 import { append } from './util/append.js';
 import type { Finding } from './findings.js';
-import { buildTime, prepareRead, readStage, type ProgressEvent, type ReadStageOptions, type ReadSummary } from './pipeline/read.js';
+import {
+  buildTime,
+  prepareRead,
+  readStage,
+  startReadAhead,
+  type ProgressEvent,
+  type ReadStageOptions,
+  type ReadSummary,
+} from './pipeline/read.js';
 import { toPosix } from './util/paths.js';
 import { startSpawner } from './util/spawner.js';
 import { PAGES_DIR } from './site/routes.js';
@@ -91,6 +99,8 @@ export interface BuildResult {
 
 /** Saves of the cache and manifest still running, by cache file: a build of the same output waits for them. */
 const pending = new Map<string, Promise<void>>();
+/** Above this many changed inputs no read ahead: the read itself starts workers on every core (src/catalog/pool.ts). */
+const READ_AHEAD_MAX = 400;
 
 /** Run `fn` after the current result is returned; never rejects (a failed save costs only the next build's time). */
 function after(file: string, fn: () => void): Promise<void> {
@@ -136,6 +146,10 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   startSpawner();
   // Before any input is read: a change during the build shows as a changed stat next time.
   const inputStats = statInputs(found.files, found.statAt);
+  // The inputs changed since the last build (by the manifest's stats) are read in worker threads while the cache loads
+  // on this one (docs/performance.md, "Read ahead"); not with --clean, which reads everything with all cores.
+  const changed = opts.clean ? undefined : manifest.changedInputs(key, found.files, READ_AHEAD_MAX);
+  const ahead = changed && startReadAhead(prepared, changed, opts);
   const {
     cfg,
     now: builtAt,
@@ -147,6 +161,7 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
     opts,
     {
       // Incremental builds: unchanged inputs and outputs are reused (src/cache/build-cache.ts, docs/performance.md).
+      ...(ahead ? { ahead } : {}),
       openCache: (cfg, interner, builtAt) => {
         cache = new BuildCache(cfg.out, cfg.baseDir, cacheKey(cfg, builtAt, cwd), opts.clean ?? false, cacheAt).load(interner, manifest);
         return cache;

@@ -209,6 +209,23 @@ export class BuildManifest {
     return { ...stored, findings: unpackFindings(stored.findings) };
   }
 
+  /**
+   * The inputs whose stat differs from the last build's of the same key (new ones too): what an incremental build will
+   * read. Undefined when there is no such build, or when more than `max` changed.
+   */
+  changedInputs(key: string, files: readonly InputFile[], max: number): InputFile[] | undefined {
+    const doc = this.read();
+    if (!doc || doc.format !== FORMAT || doc.key !== key) return undefined;
+    const before = new Map(doc.inputs.map((i) => [i[0], i]));
+    const changed: InputFile[] = [];
+    for (const f of files) {
+      const b = before.get(f.abs);
+      const same = b && f.stat && b[2] === f.size && b[3] === f.stat[0] && b[4] === f.stat[1] && b[5] === f.stat[2];
+      if (!same && changed.push(f) > max) return undefined;
+    }
+    return changed;
+  }
+
   private read(): ManifestDoc | null {
     if (this.doc === undefined) {
       try {

@@ -12,6 +12,8 @@ import { addXsdFindings, readChunk, readDocument, type OutcomeSink, type ReadOpt
 export interface PoolOptions extends ReadOptions {
   /** Worker threads; default: the cores available (PO_NODE_THREADS overrides, 1 = no workers). */
   threads?: number;
+  /** Exactly this many worker threads, however few the files (a read ahead: the main thread has other work). */
+  workers?: number;
   /** Heap limit of each worker in MB (default WORKER_HEAP_MB; tests force failures with a tiny one). */
   workerHeapMb?: number;
   /** Called after each chunk with the number of files it held. */
@@ -58,9 +60,9 @@ export async function readAll(
   opts: PoolOptions,
   sink: (index: number, outcome: ReadOutcome) => void,
 ): Promise<void> {
-  const { threads, onChunk, workerHeapMb = WORKER_HEAP_MB, xsdProcesses, earlyXsd = true, ...readOpts } = opts;
+  const { threads, workers: only, onChunk, workerHeapMb = WORKER_HEAP_MB, xsdProcesses, earlyXsd = true, ...readOpts } = opts;
   // Explicit threads are honoured on any input (tests); the default only pays off on larger ones.
-  const nThreads = threads ?? (files.length < MIN_FILES_FOR_WORKERS ? 1 : defaultThreads());
+  const nThreads = only ?? threads ?? (files.length < MIN_FILES_FOR_WORKERS ? 1 : defaultThreads());
   const { chunks, starts } = chunkFiles(files, opts.xsdBatchSize ?? CHUNK_FILES, nThreads);
 
   const early =
@@ -97,7 +99,7 @@ export async function readAll(
     };
   const earlyOf = (i: number) => early?.schemas(starts[i]!, chunks[i]!.length) ?? [];
   const stream = early?.run(xsdProcesses ?? defaultXsdProcesses());
-  if (nThreads <= 1 || chunks.length < 2) {
+  if (!only && (nThreads <= 1 || chunks.length < 2)) {
     for (let i = 0; i < chunks.length; i++) {
       await readChunk(chunks[i]!, readOpts, earlyOf(i), into(i));
     }

@@ -1,4 +1,4 @@
-import { buildCatalog, type Catalog, type OutcomeCache } from '../catalog/build.js';
+import { buildCatalog, readAhead, type Catalog, type CatalogOptions, type OutcomeCache, type ReadAhead } from '../catalog/build.js';
 import { Interner } from '../catalog/intern.js';
 import { checkReferences, type ReferenceReport } from '../catalog/references.js';
 import { loadConfig, type ConfigOverrides, type ResolvedConfig } from '../config/load.js';
@@ -30,6 +30,8 @@ export interface ReadStageHooks {
   configured?: (cfg: ResolvedConfig) => void;
   /** Incremental builds: outcomes of unchanged inputs come from, and new ones go to, this cache. None: read everything. */
   openCache?: (cfg: ResolvedConfig, interner: Interner, now: Date) => OutcomeCache;
+  /** Inputs already being read (startReadAhead): their outcomes are taken where the cache has none. */
+  ahead?: ReadAhead;
 }
 
 export type ProgressEvent =
@@ -87,6 +89,24 @@ export async function prepareRead(opts: ReadStageOptions = {}, hooks: Pick<ReadS
   return { cfg, now, found: await discoverInputs(cfg.inputs, opts.cwd ?? process.cwd()) };
 }
 
+/** How the inputs are read and checked, by the configuration. */
+function catalogOptions(cfg: ResolvedConfig, now: Date, opts: ReadStageOptions): CatalogOptions {
+  return {
+    maxFileSize: cfg.limits.maxFileSize,
+    shape: cfg.limits.shape,
+    xsdTimeoutSeconds: cfg.limits.xsdTimeoutSeconds,
+    validation: cfg.validation,
+    now,
+    ...(opts.xsdBatchSize ? { xsdBatchSize: opts.xsdBatchSize } : {}),
+  };
+}
+
+/** Start reading plain XML inputs of `files` in worker threads, as readStage would read them (readAhead). */
+export function startReadAhead(prepared: Prepared, files: readonly InputFile[], opts: ReadStageOptions = {}): ReadAhead | undefined {
+  const plain = files.filter((f) => f.kind === 'xml' && !f.zip && f.entry === undefined);
+  return plain.length ? readAhead(plain, catalogOptions(prepared.cfg, prepared.now, opts)) : undefined;
+}
+
 /** Read, parse, validate and index every input and follow the EPDs' references. Never throws for bad datasets. */
 export async function readStage(opts: ReadStageOptions = {}, hooks: ReadStageHooks = {}, prepared?: Prepared): Promise<ReadStageResult> {
   const { cfg, now, found } = prepared ?? (await prepareRead(opts, hooks));
@@ -100,15 +120,11 @@ export async function readStage(opts: ReadStageOptions = {}, hooks: ReadStageHoo
   const interner = new Interner();
   const cache = hooks.openCache?.(cfg, interner, now);
   const catalog = await buildCatalog(discovery.files, [...configFindings, ...discovery.findings], {
+    ...catalogOptions(cfg, now, opts),
     ...(cache ? { cache } : {}),
+    ...(hooks.ahead ? { ahead: hooks.ahead } : {}),
     interner,
-    maxFileSize: cfg.limits.maxFileSize,
-    shape: cfg.limits.shape,
-    xsdTimeoutSeconds: cfg.limits.xsdTimeoutSeconds,
-    validation: cfg.validation,
-    now,
     ...(opts.threads ? { threads: opts.threads } : {}),
-    ...(opts.xsdBatchSize ? { xsdBatchSize: opts.xsdBatchSize } : {}),
     onProgress: (done, total, cached) => opts.onProgress?.({ phase: 'read', done, total, cached }),
   });
   const refs = checkReferences(catalog, { require: cfg.requireDependencies, closures: cfg.zipExport });

@@ -1,0 +1,71 @@
+// An incremental build reads the inputs changed since the last build (by the build manifest's stats) in a worker
+// thread while the cache loads (src/catalog/build.ts readAhead): the same outcomes as the read on the main thread.
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { build } from '../../dist/index.js';
+import { buildCatalog, readAhead } from '../../dist/catalog/build.js';
+import { readAll } from '../../dist/catalog/pool.js';
+import { cacheFile } from '../../dist/cache/build-cache.js';
+import { BuildManifest } from '../../dist/cache/manifest.js';
+import { discoverInputs } from '../../dist/read/inputs.js';
+import { cleanup, EXAMPLE_DATA, REAL_EPDS, tmp } from '../helpers/index.js';
+
+test.after.each(cleanup);
+
+const now = new Date('2026-01-02T03:04:05Z');
+const opts = { maxFileSize: 50 << 20, now };
+
+function data() {
+  const dir = tmp();
+  cpSync(EXAMPLE_DATA, join(dir, 'data'), { recursive: true });
+  const [e0] = REAL_EPDS;
+  // A file rejected at level 1 and one with a rule error among the real ones.
+  writeFileSync(join(dir, 'data', 'broken.xml'), '<processDataSet><unclosed></processDataSet>');
+  const good = readFileSync(join(dir, 'data', e0.file), 'utf8');
+  writeFileSync(
+    join(dir, 'data', 'rule.xml'),
+    good
+      .replaceAll(e0.uuid, '0badc0de-0000-4000-8000-00000000000a')
+      .replace('<referenceToReferenceFlow>0<', '<referenceToReferenceFlow>9<'),
+  );
+  return dir;
+}
+
+test('a read ahead in a worker gives each file the outcome of the read on the main thread', async () => {
+  const dir = data();
+  const { files } = await discoverInputs([join(dir, 'data')], dir);
+  const xml = files.filter((f) => f.kind === 'xml');
+  const main = [];
+  await readAll(xml, { ...opts, threads: 1 }, (k, o) => (main[k] = o));
+  const ahead = readAhead(xml, opts);
+  assert.equal(await ahead.outcomes, main);
+  assert.ok(main.some((o) => !o.header) && main.some((o) => o.findings.some((f) => f.ruleId.startsWith('eco-'))), 'bad files among them');
+  // Taken by the catalog as its own read would be.
+  const plain = await buildCatalog(files, [], opts);
+  const withAhead = await buildCatalog(files, [], { ...opts, ahead: readAhead(xml, opts) });
+  assert.equal(withAhead, plain);
+});
+
+test('the build manifest names the inputs changed since the last build of the same key', async () => {
+  const dir = tmp();
+  cpSync(EXAMPLE_DATA, join(dir, 'data'), { recursive: true });
+  const r = await build({ inputs: [join(dir, 'data')], out: join(dir, 'site'), cwd: dir, now });
+  await r.settled;
+  const manifest = new BuildManifest(cacheFile(r.config));
+  const doc = JSON.parse(readFileSync(manifest.manifestFile, 'utf8'));
+  const key = doc.key;
+  const found = async () => (await discoverInputs([join(dir, 'data')], dir)).files;
+  assert.equal(manifest.changedInputs(key, await found(), 10), [], 'nothing changed');
+  const [e0] = REAL_EPDS;
+  const f = join(dir, 'data', e0.file);
+  writeFileSync(f, readFileSync(f, 'utf8').replace(/(<baseName[^>]*>)/, '$1Changed '));
+  writeFileSync(join(dir, 'data', 'new.xml'), '<x/>');
+  const changed = manifest.changedInputs(key, await found(), 10);
+  assert.equal(changed.map((c) => c.abs).sort(), [join(dir, 'data', 'new.xml'), f].sort());
+  assert.is(manifest.changedInputs(key, await found(), 1), undefined, 'more than the limit: none');
+  assert.is(manifest.changedInputs(`${key}x`, await found(), 10), undefined, 'another key: none');
+});
+
+test.run();
