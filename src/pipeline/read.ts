@@ -1,5 +1,6 @@
 import { buildCatalog, readAhead, type Catalog, type CatalogOptions, type OutcomeCache, type ReadAhead } from '../catalog/build.js';
 import { Interner } from '../catalog/intern.js';
+import { defaultThreads } from '../catalog/pool.js';
 import { checkReferences, type ReferenceReport } from '../catalog/references.js';
 import { loadConfig, type ConfigOverrides, type ResolvedConfig } from '../config/load.js';
 import { countFindings, sortFindings, type Finding } from '../findings.js';
@@ -101,8 +102,12 @@ function catalogOptions(cfg: ResolvedConfig, now: Date, opts: ReadStageOptions):
   };
 }
 
-/** Start reading plain XML inputs of `files` in worker threads, as readStage would read them (readAhead). */
+/**
+ * Start reading plain XML inputs of `files` in a worker thread, as readStage would read them (readAhead); not where the
+ * user asked for no worker threads (`threads` or PO_NODE_THREADS 1).
+ */
 export function startReadAhead(prepared: Prepared, files: readonly InputFile[], opts: ReadStageOptions = {}): ReadAhead | undefined {
+  if ((opts.threads ?? defaultThreads()) <= 1) return undefined;
   const plain = files.filter((f) => f.kind === 'xml' && !f.zip && f.entry === undefined);
   return plain.length ? readAhead(plain, catalogOptions(prepared.cfg, prepared.now, opts)) : undefined;
 }

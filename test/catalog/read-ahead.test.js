@@ -10,6 +10,7 @@ import { readAll } from '../../dist/catalog/pool.js';
 import { cacheFile } from '../../dist/cache/build-cache.js';
 import { BuildManifest } from '../../dist/cache/manifest.js';
 import { discoverInputs } from '../../dist/read/inputs.js';
+import { prepareRead, startReadAhead } from '../../dist/pipeline/read.js';
 import { cleanup, EXAMPLE_DATA, REAL_EPDS, tmp } from '../helpers/index.js';
 
 test.after.each(cleanup);
@@ -66,6 +67,26 @@ test('the build manifest names the inputs changed since the last build of the sa
   assert.equal(changed.map((c) => c.abs).sort(), [join(dir, 'data', 'new.xml'), f].sort());
   assert.is(manifest.changedInputs(key, await found(), 1), undefined, 'more than the limit: none');
   assert.is(manifest.changedInputs(`${key}x`, await found(), 10), undefined, 'another key: none');
+});
+
+test('no read ahead where the user asked for no worker threads (threads 1, PO_NODE_THREADS=1)', async () => {
+  const dir = data();
+  const prepared = await prepareRead({ inputs: [join(dir, 'data')], cwd: dir, now });
+  const files = prepared.found.files;
+  assert.ok(startReadAhead(prepared, files, { threads: 2 }), 'started with threads');
+  assert.is(startReadAhead(prepared, files, { threads: 1 }), undefined);
+  const env = process.env.PO_NODE_THREADS;
+  process.env.PO_NODE_THREADS = '1';
+  try {
+    assert.is(startReadAhead(prepared, files), undefined);
+  } finally {
+    if (env === undefined) delete process.env.PO_NODE_THREADS;
+    else process.env.PO_NODE_THREADS = env;
+  }
+  // Only plain XML files are read ahead (documents, ZIP archives are not).
+  const ahead = startReadAhead(prepared, files, { threads: 2 });
+  assert.ok(ahead.files.every((f) => f.kind === 'xml' && f.entry === undefined));
+  await ahead.outcomes;
 });
 
 test.run();
