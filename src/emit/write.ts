@@ -367,11 +367,12 @@ async function writeFiles(w: Writer, files: readonly PlannedFile[]): Promise<voi
   // them again). False: make it.
   const linked = (f: PlannedFile): boolean => {
     if (!f.key || w.file.mtime || !cache) return false;
-    // The path is resolved only when there is something to keep or link (a clean build has nothing).
-    const here = w.reuse ? cache.verifiedPrevious(f.path, f.key, target(dir, f.path)) : undefined;
+    // The path is resolved only when there is something to keep or link (a clean build has nothing), and once.
+    const inSpare = w.reuse ? target(dir, f.path) : undefined;
+    const here = inSpare ? cache.verifiedPrevious(f.path, f.key, inSpare) : undefined;
     const prev = here ?? cache.verifiedPrevious(f.path, f.key);
     if (!prev) return false;
-    const to = target(dir, f.path);
+    const to = inSpare ?? target(dir, f.path);
     if (here) {
       w.kept.set(f.path, here.ino);
       w.made.add(dirname(to));
