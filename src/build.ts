@@ -148,7 +148,7 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   const inputStats = statInputs(found.files, found.statAt);
   // The inputs changed since the last build (by the manifest's stats) are read in worker threads while the cache loads
   // on this one (docs/performance.md, "Read ahead"); not with --clean, which reads everything with all cores.
-  const changed = opts.clean ? undefined : manifest.changedInputs(key, found.files, READ_AHEAD_MAX);
+  const changed = opts.clean ? undefined : manifest.changedInputs(key, found.files, inputStats.inputs, READ_AHEAD_MAX);
   const ahead = changed && startReadAhead(prepared, changed, opts);
   const {
     cfg,

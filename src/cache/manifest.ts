@@ -141,6 +141,11 @@ function treeIntact(t: TreeRecord, skip: ReadonlySet<string>): boolean {
   return true;
 }
 
+/** The same input with the same stat (path, kind, size, mtime, ctime, inode). */
+function sameInput(a: InputStat, b: InputStat): boolean {
+  return a.every((v, k) => v === b[k]);
+}
+
 function parentOf(path: string): string {
   const i = path.lastIndexOf('/');
   return i < 0 ? '' : path.slice(0, i);
@@ -192,7 +197,7 @@ export class BuildManifest {
     const now = statInputs(files, recordedAt).inputs;
     for (let i = 0; i < now.length; i++) {
       const [a, b] = [now[i]!, doc.inputs[i]!];
-      if (a.some((v, k) => v !== b[k])) return undefined;
+      if (!sameInput(a, b)) return undefined;
       if (Math.max(b[3], b[4]) >= doc.statAt - RACY_MS) return undefined;
     }
     // A stamped file's precompressed siblings (.gz, .br; emit/precompress.ts) are made again with it.
@@ -211,17 +216,17 @@ export class BuildManifest {
 
   /**
    * The inputs whose stat differs from the last build's of the same key (new ones too): what an incremental build will
-   * read. Undefined when there is no such build, or when more than `max` changed.
+   * read. `now`: statInputs(files) (the stats the next manifest records). Undefined when there is no such build, or
+   * when more than `max` changed.
    */
-  changedInputs(key: string, files: readonly InputFile[], max: number): InputFile[] | undefined {
+  changedInputs(key: string, files: readonly InputFile[], now: readonly InputStat[], max: number): InputFile[] | undefined {
     const doc = this.read();
     if (!doc || doc.format !== FORMAT || doc.key !== key) return undefined;
     const before = new Map(doc.inputs.map((i) => [i[0], i]));
     const changed: InputFile[] = [];
-    for (const f of files) {
-      const b = before.get(f.abs);
-      const same = b && f.stat && b[2] === f.size && b[3] === f.stat[0] && b[4] === f.stat[1] && b[5] === f.stat[2];
-      if (!same && changed.push(f) > max) return undefined;
+    for (const [i, f] of files.entries()) {
+      const b = before.get(now[i]![0]);
+      if (!(b && sameInput(now[i]!, b)) && changed.push(f) > max) return undefined;
     }
     return changed;
   }
