@@ -26,14 +26,33 @@ const severityRank: Record<Severity, number> = { error: 0, warning: 1, info: 2 }
 
 /** Stable order for every report: file, line, rule id, then message. */
 export function sortFindings(findings: readonly Finding[]): Finding[] {
-  return [...findings].sort(
-    (a, b) =>
-      cmp(a.file ?? '', b.file ?? '') ||
-      cmp(a.entry ?? '', b.entry ?? '') ||
-      (a.line ?? 0) - (b.line ?? 0) ||
-      severityRank[a.severity] - severityRank[b.severity] ||
-      cmp(a.ruleId, b.ruleId) ||
-      cmp(a.message, b.message),
+  // By file first, as groups: most findings share their file with others (the missing references of an EPD), and
+  // comparing long paths with long common prefixes was most of the sort (138,000 findings at 10,000 EPDs). The same
+  // order as one stable sort by all the keys: a group keeps its findings' order, then is sorted by the rest.
+  const byFile = new Map<string, Finding[]>();
+  for (const f of findings) {
+    const k = f.file ?? '';
+    const g = byFile.get(k);
+    if (g) g.push(f);
+    else byFile.set(k, [f]);
+  }
+  const out: Finding[] = [];
+  for (const k of [...byFile.keys()].sort(cmp)) {
+    const g = byFile.get(k)!;
+    if (g.length > 1) g.sort(inFile);
+    for (const f of g) out.push(f);
+  }
+  return out;
+}
+
+/** The order of findings of one file. */
+function inFile(a: Finding, b: Finding): number {
+  return (
+    cmp(a.entry ?? '', b.entry ?? '') ||
+    (a.line ?? 0) - (b.line ?? 0) ||
+    severityRank[a.severity] - severityRank[b.severity] ||
+    cmp(a.ruleId, b.ruleId) ||
+    cmp(a.message, b.message)
   );
 }
 
