@@ -137,43 +137,55 @@ function walkFolder(dir: string, w: Walk): void {
     findings.push(finding('input-unreadable', { case: 'folder', code }, { file: show(dir) }));
     return;
   }
+  // A name from readdir is one segment (never `.`, `..` or with a separator): its path and display are the folder's
+  // and the name joined as strings, not resolved again per file (10,000 files a folder).
+  const prefix = dir.endsWith(sep) ? dir : dir + sep;
+  const shown = show(dir);
+  const shownPrefix = shown === '.' ? '' : `${shown}/`;
+  const inDocs = isDocsFolder(dir);
   for (const d of names) {
     const name = utf8Name(d.name);
     if (name === undefined) {
       findings.push(finding('input-name-encoding', {}, { file: show(join(dir, escapedName(d.name))) }));
       continue;
     }
-    const file = join(dir, name);
+    const file = prefix + name;
     if (name.startsWith('.')) {
-      findings.push(finding('input-hidden', { kind: d.isDirectory() ? 'folder' : 'file' }, { file: show(file) }));
+      findings.push(finding('input-hidden', { kind: d.isDirectory() ? 'folder' : 'file' }, { file: shownPrefix + name }));
       continue;
     }
     if (d.isDirectory()) walkFolder(file, w);
-    else addEntry(file, d, w);
+    else addEntry(file, d, w, shownPrefix + name, kindOfName(name, inDocs));
   }
 }
 
 /** One directory entry that is not a folder: a regular file, a symbolic link (followed only inside `root`) or a special file. */
-function addEntry(file: string, d: { isFile(): boolean; isSymbolicLink(): boolean }, w: Walk): void {
-  const { root, show, byAbs, findings } = w;
+function addEntry(
+  file: string,
+  d: { isFile(): boolean; isSymbolicLink(): boolean },
+  w: Walk,
+  shown = w.show(file),
+  kind = kindOf(file),
+): void {
+  const { root, byAbs, findings } = w;
   if (d.isSymbolicLink()) {
     const target = safeRealpath(file);
     if (!target || !isInside(root, target)) {
-      findings.push(finding('input-symlink', target ? { case: 'outside', target } : { case: 'dangling' }, { file: show(file) }));
+      findings.push(finding('input-symlink', target ? { case: 'outside', target } : { case: 'dangling' }, { file: shown }));
       return;
     }
     const tst = statSync(target);
     if (!tst.isFile()) {
       const params = tst.isDirectory() ? ({ case: 'folder' } as const) : ({ case: 'special', kind: specialKind(tst) } as const);
-      findings.push(finding('input-symlink', params, { file: show(file) }));
+      findings.push(finding('input-symlink', params, { file: shown }));
       return;
     }
-    byAbs.set(file, { path: show(file), abs: file, size: tst.size, kind: kindOf(file), stat: statOf(tst) });
+    byAbs.set(file, { path: shown, abs: file, size: tst.size, kind, stat: statOf(tst) });
     return;
   }
   if (!d.isFile()) {
     // FIFOs, sockets, devices: reading could block or never end; say so instead of dropping the file silently.
-    findings.push(finding('input-unreadable', { case: 'special-entry' }, { file: show(file) }));
+    findings.push(finding('input-unreadable', { case: 'special-entry' }, { file: shown }));
     return;
   }
   let st: Stats | undefined;
@@ -182,7 +194,7 @@ function addEntry(file: string, d: { isFile(): boolean; isSymbolicLink(): boolea
   } catch {
     // Reported when the file is read.
   }
-  byAbs.set(file, { path: show(file), abs: file, size: st?.size ?? 0, kind: kindOf(file), ...(st ? { stat: statOf(st) } : {}) });
+  byAbs.set(file, { path: shown, abs: file, size: st?.size ?? 0, kind, ...(st ? { stat: statOf(st) } : {}) });
 }
 
 const statOf = (st: Stats): [number, number, number] => [st.mtimeMs, st.ctimeMs, st.ino];
@@ -211,10 +223,15 @@ function escapedName(raw: Buffer): string {
 
 /** Files in an ILCD export's external_docs folder are documents (PDF, images), not datasets. */
 function kindOf(abs: string): InputKind {
-  const parts = abs.split(sep);
-  if (parts.includes('external_docs')) return 'document';
-  if (/\.zip$/i.test(abs)) return 'zip';
-  return /\.xml$/i.test(abs) ? 'xml' : 'other';
+  return kindOfName(abs.slice(abs.lastIndexOf(sep) + 1), isDocsFolder(abs.slice(0, abs.lastIndexOf(sep))));
+}
+
+const isDocsFolder = (dir: string): boolean => dir.split(sep).includes('external_docs');
+
+function kindOfName(name: string, inDocs: boolean): InputKind {
+  if (inDocs || name === 'external_docs') return 'document';
+  if (/\.zip$/i.test(name)) return 'zip';
+  return /\.xml$/i.test(name) ? 'xml' : 'other';
 }
 
 function safeRealpath(p: string): string | undefined {
