@@ -80,10 +80,12 @@ export function checkReferences(
   const findings: Finding[] = [];
   const failed = new Set<string>();
 
+  // Datasets whose missing declared-unit edges the chain counted before they were followed.
+  const chainCounted = new Set<Dataset>();
   const edge = (from: Dataset, xpath: string, ok: boolean, what: { type: string; uuid?: string; uri?: string }, once = false) => {
     // A reference followed once per dataset (`once`) is distinct by construction: counted, no key kept (only
-    // looked up when missing, in case the declared-unit chain counted it before its dataset was followed).
-    if (!once || !ok) {
+    // looked up when missing and the declared-unit chain counted edges of its dataset before it was followed).
+    if (!once || (!ok && chainCounted.has(from))) {
       const key = `${inputLabel(from.file)}#${xpath}#${what.uuid ?? what.uri ?? ''}`;
       if (seen.has(key)) return;
       if (!once) seen.add(key);
@@ -207,7 +209,10 @@ export function checkReferences(
       (from, r) => {
         missing = true;
         // A dataset whose references were followed has this missing edge counted already.
-        if (!follows.has(from)) edge(from, r.xpath, false, { type: r.type ?? '', uuid: r.uuid! });
+        if (!follows.has(from)) {
+          chainCounted.add(from);
+          edge(from, r.xpath, false, { type: r.type ?? '', uuid: r.uuid! });
+        }
       },
     );
     if (missing) failed.add(id);
