@@ -45,7 +45,9 @@ export class Interner {
   }
 
   header(h: DatasetHeader): DatasetHeader {
-    h.references = h.references.map((r) => this.ref(r));
+    // In place: the array is the header's own (fresh from a worker or the cache file).
+    const rs = h.references;
+    for (let i = 0; i < rs.length; i++) rs[i] = this.ref(rs[i]!);
     for (const k of Object.keys(h) as (keyof DatasetHeader)[])
       if (k !== 'references') (h as unknown as Record<string, unknown>)[k] = this.deep(h[k]);
     return h;
