@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
+import type { Worker } from 'node:worker_threads';
 import type { Catalog } from './catalog/build.js';
 import type { ReferenceReport } from './catalog/references.js';
 import type { ResolvedConfig } from './config/load.js';
@@ -37,6 +38,8 @@ import {
   prepareRead,
   readStage,
   startReadAhead,
+  warmReadWorker,
+  type Prepared,
   type ProgressEvent,
   type ReadStageOptions,
   type ReadSummary,
@@ -122,14 +125,30 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   const cwd = opts.cwd ?? process.cwd();
   let cache!: BuildCache;
   let deployTo!: WriteOptions;
-  const prepared = await prepareRead(opts, {
-    // Fail on an unsafe --out before spending time on reading.
-    configured: (cfg) => {
-      checkOutputFolder({ out: cfg.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false });
-      deployTo = { out: cfg.deploy.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false, what: 'the host configuration' };
-      if (cfg.hosts?.length) checkOutputFolder(deployTo);
-    },
-  });
+  // A worker for the read ahead of an incremental build, started while the inputs are discovered; terminated where
+  // it is not used (nothing changed, too much changed, a failure).
+  let warm: Worker | undefined;
+  const unwarm = () => {
+    void warm?.terminate();
+    warm = undefined;
+  };
+  let prepared: Prepared;
+  try {
+    prepared = await prepareRead(opts, {
+      // Fail on an unsafe --out before spending time on reading.
+      configured: (cfg) => {
+        checkOutputFolder({ out: cfg.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false });
+        deployTo = { out: cfg.deploy.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false, what: 'the host configuration' };
+        if (cfg.hosts?.length) checkOutputFolder(deployTo);
+        if (!opts.clean && existsSync(new BuildManifest(cacheFile(cfg, cfg.cacheDir ?? defaultCacheDir())).manifestFile)) {
+          warm = warmReadWorker(opts);
+        }
+      },
+    });
+  } catch (e) {
+    unwarm();
+    throw e;
+  }
   const { cfg: cfg0, now: now0, found } = prepared;
   const cacheAt = cacheFile(cfg0, cfg0.cacheDir ?? defaultCacheDir());
   // Everything that shapes the output: a build with another key never takes the no-op shortcut.
@@ -139,7 +158,10 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   await pending.get(cacheAt);
   if (!opts.clean) {
     const stored = manifest.upToDate<BuildSummary, HealthDoc, BuildResult['paging']>(key, found.files, found.findings, found.statAt);
-    if (stored) return keep(stored, opts, prepared, cwd, started);
+    if (stored) {
+      unwarm();
+      return keep(stored, opts, prepared, cwd, started);
+    }
   }
   // Before the heap grows (not for a no-op, which starts nothing): xmllint and rm are started by a small helper
   // process (src/util/spawner.ts).
@@ -149,7 +171,10 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   // The inputs changed since the last build (by the manifest's stats) are read in worker threads while the cache loads
   // on this one (docs/performance.md, "Read ahead"); not with --clean, which reads everything with all cores.
   const changed = opts.clean ? undefined : manifest.changedInputs(key, found.files, inputStats.inputs, READ_AHEAD_MAX);
-  const ahead = changed && startReadAhead(prepared, changed, opts);
+  const ahead = changed && startReadAhead(prepared, changed, opts, warm);
+  // Taken by the read ahead (which ends it), or not needed.
+  if (!ahead) unwarm();
+  warm = undefined;
   const {
     cfg,
     now: builtAt,

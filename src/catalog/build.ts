@@ -1,3 +1,4 @@
+import type { Worker } from 'node:worker_threads';
 import type { Finding } from '../findings.js';
 import type { ShapeLimits } from '../parse/wellformed.js';
 import { cmp } from '../findings.js';
@@ -87,9 +88,13 @@ export interface ReadAhead {
  * build will find changed, known from the build manifest before the cache is loaded. Below the number of files for
  * which readAll starts workers itself, the main thread would read them after the load, cold (docs/performance.md).
  */
-export function readAhead(files: readonly InputFile[], opts: CatalogOptions): ReadAhead {
+export function readAhead(files: readonly InputFile[], opts: CatalogOptions, warm?: Worker): ReadAhead {
   const outcomes: (ReadOutcome | undefined)[] = new Array<undefined>(files.length);
-  const done = readAll(files, { ...readOptions(opts), workers: AHEAD_WORKERS }, (k, o) => (outcomes[k] = o)).then(
+  const done = readAll(
+    files,
+    { ...readOptions(opts), workers: AHEAD_WORKERS, ...(warm ? { warm } : {}) },
+    (k, o) => (outcomes[k] = o),
+  ).then(
     () => outcomes,
     () => new Array<undefined>(files.length),
   );

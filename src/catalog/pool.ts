@@ -22,6 +22,11 @@ export interface PoolOptions extends ReadOptions {
   xsdProcesses?: number;
   /** false: every file's XSD in its chunk, as without the system's xmllint (tests compare both paths). */
   earlyXsd?: boolean;
+  /**
+   * A worker started before the run (startReadWorker), its modules loaded meanwhile: the run's first worker, or
+   * terminated when the run reads on the main thread.
+   */
+  warm?: Worker;
 }
 
 /** Inputs per chunk (default; xsdBatchSize sets it), capped by size too so a chunk's XSD batch stays within the wasm memory. */
@@ -37,6 +42,22 @@ const MIN_FILES_FOR_WORKERS = 400;
  * A chunk that does not fit is read on the main thread instead.
  */
 const WORKER_HEAP_MB = 256;
+
+/** Workers that have exited (crashed, out of memory, terminated), whenever that was: a warm one may exit before a run. */
+const exited = new WeakSet<Worker>();
+
+/**
+ * A read worker; it loads its modules as it starts. Unref'd: a worker started ahead that is never used does not keep
+ * the process alive (readAll refs it when it takes it).
+ */
+export function startReadWorker(heapMb = WORKER_HEAP_MB): Worker {
+  const w = new Worker(new URL('./read-worker.js', import.meta.url), { resourceLimits: { maxOldGenerationSizeMb: heapMb } });
+  // A worker can die between two chunks: never an unhandled 'error', and runIn must know it is gone.
+  w.on('error', () => {});
+  w.once('exit', () => exited.add(w));
+  w.unref();
+  return w;
+}
 
 export function defaultThreads(env: NodeJS.ProcessEnv = process.env): number {
   const n = Number(env.PO_NODE_THREADS);
@@ -60,7 +81,7 @@ export async function readAll(
   opts: PoolOptions,
   sink: (index: number, outcome: ReadOutcome) => void,
 ): Promise<void> {
-  const { threads, workers: only, onChunk, workerHeapMb = WORKER_HEAP_MB, xsdProcesses, earlyXsd = true, ...readOpts } = opts;
+  const { threads, workers: only, onChunk, workerHeapMb = WORKER_HEAP_MB, xsdProcesses, earlyXsd = true, warm, ...readOpts } = opts;
   // Explicit threads are honoured on any input (tests); the default only pays off on larger ones.
   const nThreads = only ?? threads ?? (files.length < MIN_FILES_FOR_WORKERS ? 1 : defaultThreads());
   const { chunks, starts } = chunkFiles(files, opts.xsdBatchSize ?? CHUNK_FILES, nThreads);
@@ -100,6 +121,7 @@ export async function readAll(
   const earlyOf = (i: number) => early?.schemas(starts[i]!, chunks[i]!.length) ?? [];
   const stream = early?.run(xsdProcesses ?? defaultXsdProcesses());
   if (!only && (nThreads <= 1 || chunks.length < 2)) {
+    if (warm) void warm.terminate();
     for (let i = 0; i < chunks.length; i++) {
       await readChunk(chunks[i]!, readOpts, earlyOf(i), into(i));
     }
@@ -109,7 +131,7 @@ export async function readAll(
 
   let next = 0;
   const workers: Worker[] = [];
-  const gone = new WeakSet<Worker>();
+  let spare = warm;
   // With XSD in the chunks, one worker more than cores: while a worker waits for xmllint, another parses. Without
   // (level 1, or the early run's xmllint): one per core; a third on two cores cost 1.3x the CPU for the same wall.
   const xsdInChunks = !early && (readOpts.validation?.xsd ?? true);
@@ -118,10 +140,10 @@ export async function readAll(
     await Promise.all([
       ...Array.from({ length: n }, async () => {
         const start = () => {
-          const w = new Worker(new URL('./read-worker.js', import.meta.url), { resourceLimits: { maxOldGenerationSizeMb: workerHeapMb } });
-          // A worker can die between two chunks: never an unhandled 'error', and runIn must know it is gone.
-          w.on('error', () => {});
-          w.once('exit', () => gone.add(w));
+          const w = spare ?? startReadWorker(workerHeapMb);
+          spare = undefined;
+          // This run waits for its messages.
+          w.ref();
           workers.push(w);
           return w;
         };
@@ -132,7 +154,7 @@ export async function readAll(
         const send = (i: number) => {
           const sniffed = earlyOf(i);
           const to = w;
-          const result = gone.has(to) ? Promise.reject(new Error('worker gone')) : runIn(to, i, chunks[i]!, readOpts, sniffed, into(i));
+          const result = exited.has(to) ? Promise.reject(new Error('worker gone')) : runIn(to, i, chunks[i]!, readOpts, sniffed, into(i));
           result.catch(() => {}); // awaited below, after the chunk before it
           return { i, sniffed, to, result };
         };

@@ -1,6 +1,6 @@
 import { buildCatalog, readAhead, type Catalog, type CatalogOptions, type OutcomeCache, type ReadAhead } from '../catalog/build.js';
 import { Interner } from '../catalog/intern.js';
-import { defaultThreads } from '../catalog/pool.js';
+import { defaultThreads, startReadWorker } from '../catalog/pool.js';
 import { checkReferences, type ReferenceReport } from '../catalog/references.js';
 import { loadConfig, type ConfigOverrides, type ResolvedConfig } from '../config/load.js';
 import { countFindings, sortFindings, type Finding } from '../findings.js';
@@ -8,6 +8,7 @@ import { finding } from '../messages/finding.js';
 import { discoverInputs, type Discovery, type InputFile } from '../read/inputs.js';
 import { expandZips } from '../read/zip.js';
 import { append } from '../util/append.js';
+import type { Worker } from 'node:worker_threads';
 
 /**
  * The read stage every command that looks at inputs shares (`build`, `validate`):
@@ -106,10 +107,25 @@ function catalogOptions(cfg: ResolvedConfig, now: Date, opts: ReadStageOptions):
  * Start reading plain XML inputs of `files` in a worker thread, as readStage would read them (readAhead); not where the
  * user asked for no worker threads (`threads` or PO_NODE_THREADS 1).
  */
-export function startReadAhead(prepared: Prepared, files: readonly InputFile[], opts: ReadStageOptions = {}): ReadAhead | undefined {
-  if ((opts.threads ?? defaultThreads()) <= 1) return undefined;
-  const plain = files.filter((f) => f.kind === 'xml' && !f.zip && f.entry === undefined);
-  return plain.length ? readAhead(plain, catalogOptions(prepared.cfg, prepared.now, opts)) : undefined;
+export function startReadAhead(
+  prepared: Prepared,
+  files: readonly InputFile[],
+  opts: ReadStageOptions = {},
+  warm?: Worker,
+): ReadAhead | undefined {
+  const plain = (opts.threads ?? defaultThreads()) <= 1 ? [] : files.filter((f) => f.kind === 'xml' && !f.zip && f.entry === undefined);
+  if (plain.length) return readAhead(plain, catalogOptions(prepared.cfg, prepared.now, opts), warm);
+  void warm?.terminate();
+  return undefined;
+}
+
+/**
+ * A worker for a read ahead, started before the inputs are discovered: its modules load while the main thread walks
+ * the inputs and reads the build manifest (docs/performance.md, "Read ahead"). Undefined where no read ahead can run.
+ * Give it to startReadAhead, or terminate it.
+ */
+export function warmReadWorker(opts: ReadStageOptions = {}): Worker | undefined {
+  return (opts.threads ?? defaultThreads()) > 1 ? startReadWorker() : undefined;
 }
 
 /** Read, parse, validate and index every input and follow the EPDs' references. Never throws for bad datasets. */

@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { build } from '../../dist/index.js';
 import { buildCatalog, readAhead } from '../../dist/catalog/build.js';
-import { readAll } from '../../dist/catalog/pool.js';
+import { readAll, startReadWorker } from '../../dist/catalog/pool.js';
 import { cacheFile } from '../../dist/cache/build-cache.js';
 import { BuildManifest, statInputs } from '../../dist/cache/manifest.js';
 import { discoverInputs } from '../../dist/read/inputs.js';
@@ -92,6 +92,56 @@ test('no read ahead where the user asked for no worker threads (threads 1, PO_NO
   const ahead = startReadAhead(prepared, files, { threads: 2 });
   assert.ok(ahead.files.every((f) => f.kind === 'xml' && f.entry === undefined));
   await ahead.outcomes;
+});
+
+test('a read ahead takes a worker started before it, live or already gone: the same outcomes', async () => {
+  const dir = data();
+  const { files } = await discoverInputs([join(dir, 'data')], dir);
+  const xml = files.filter((f) => f.kind === 'xml');
+  const main = [];
+  await readAll(xml, { ...opts, threads: 1 }, (k, o) => (main[k] = o));
+  assert.equal(await readAhead(xml, opts, startReadWorker()).outcomes, main);
+  // A warm worker that died before the read (out of memory as it loaded, say) is replaced.
+  const dead = startReadWorker();
+  await dead.terminate();
+  assert.equal(await readAhead(xml, opts, dead).outcomes, main);
+});
+
+/** Threads of this process (Linux): a worker thread that was not ended shows here. */
+const threads = () => Number(/^Threads:\s+(\d+)/m.exec(readFileSync('/proc/self/status', 'utf8'))[1]);
+
+test('a build that needs no read ahead ends the worker it started for one (no-op, nothing read)', async () => {
+  if (process.platform !== 'linux') return;
+  const dir = tmp();
+  cpSync(EXAMPLE_DATA, join(dir, 'data'), { recursive: true });
+  const run = async () => {
+    const r = await build({ inputs: [join(dir, 'data')], out: join(dir, 'site'), cwd: dir, now });
+    await r.settled;
+    return r;
+  };
+  // Stats taken within a clock tick of a change prove nothing (the manifest refuses them): let file times move on.
+  const tick = () => new Promise((ok) => setTimeout(ok, 120));
+  await tick();
+  await run();
+  // Threads end a little after terminate() settles.
+  const settle = async (want) => {
+    for (let i = 0; i < 100 && threads() > want; i++) await new Promise((ok) => setTimeout(ok, 20));
+    return threads();
+  };
+  await new Promise((ok) => setTimeout(ok, 100));
+  const before = threads();
+  const noop = await run();
+  assert.ok(noop.upToDate, 'a no-op');
+  assert.ok((await settle(before)) <= before, 'no thread left by the no-op');
+  // A change: the worker read it and was ended with the read.
+  const [e0] = REAL_EPDS;
+  const f = join(dir, 'data', e0.file);
+  writeFileSync(f, readFileSync(f, 'utf8').replace(/(<baseName[^>]*>)/, '$1Changed '));
+  await tick();
+  const changed = await run();
+  assert.is(changed.upToDate, false);
+  assert.is(changed.cache.read, 1);
+  assert.ok((await settle(before)) <= before, 'no thread left by the read ahead');
 });
 
 test.run();
