@@ -28,13 +28,15 @@ interface PageContext {
  * recorded the LCIA element's span (Dataset.lcia), only that is cut out and scanned (readLciaResults).
  */
 export function planEpdPages(epds: readonly Dataset[], cfg: ResolvedConfig, references?: ReferenceReport): PlannedFile[] {
+  // What every page's key shares, serialised once (the node's configuration is most of it): a key hashes the JSON of
+  // { d, unit, pdf, zip, base, sets, node }, in that order.
+  const shared = JSON.stringify({ base: cfg.baseUrl, sets: cfg.pathSets, node: cfg.node }).slice(1);
   return epds.map((d) => {
     const uuid = d.header.uuid;
     const ctx: PageContext = { cfg, ...publishedDocuments(uuid, cfg, references) };
-    const inputs = { d: d.sha256, unit: d.declaredUnit, pdf: ctx.pdf, zip: ctx.zip, base: cfg.baseUrl, sets: cfg.pathSets, node: cfg.node };
-    const key = createHash('sha256')
-      .update(`${PAGE_FORMAT} ${GENERATOR_VERSION}\n${JSON.stringify(inputs)}`)
-      .digest('hex');
+    const unit = d.declaredUnit === undefined ? '' : `,"unit":${JSON.stringify(d.declaredUnit)}`;
+    const inputs = `{"d":${JSON.stringify(d.sha256)}${unit},"pdf":${ctx.pdf},"zip":${ctx.zip},${shared}`;
+    const key = createHash('sha256').update(`${PAGE_FORMAT} ${GENERATOR_VERSION}\n${inputs}`).digest('hex');
     return {
       path: epdPageFile(uuid),
       contentType: HTML_TYPE,
