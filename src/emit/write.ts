@@ -203,7 +203,8 @@ async function keepSpare(trash: string, out: string, tree: TreeRecord): Promise<
       if (kind !== 1) continue;
       const to = join(trash, path);
       if (inode(to) !== ino) relink(join(out, path), to);
-      await breathe();
+      const b = breathe();
+      if (b) await b;
     }
     // Beside a site built inside a repository: `git add -A` would add a second copy of it. Deleted when reused (not
     // planned).
@@ -348,7 +349,8 @@ async function writeFiles(w: Writer, files: readonly PlannedFile[]): Promise<voi
     mkdirSync(d, { recursive: true, mode: SITE_MODES.dir });
     if (w.fixDir) chmodSync(d, SITE_MODES.dir);
     w.made.add(d);
-    await breathe();
+    const b = breathe();
+    if (b) await b;
   }
   // Same content key, same bytes: the first file of a key is written, the others become hard links to it
   // (the /v1 copy of each EPD, an EPD's PDF shared by many EPDs), so the site costs the corpus once, not thrice.
@@ -393,20 +395,24 @@ async function writeFiles(w: Writer, files: readonly PlannedFile[]): Promise<voi
     });
   // Documents that get precompressed siblings first (the lists): they are compressed in the thread pool while the
   // rest is linked and written. After everything else, a 1% rebuild of 10,000 EPDs waited 0.5 s for them.
-  const sibling = (f: PlannedFile) => !!w.early?.wants(f.path);
-  for (const lists of [true, false]) {
+  const withSiblings: PlannedFile[] = [];
+  const others: PlannedFile[] = [];
+  for (const f of first) (w.early?.wants(f.path) ? withSiblings : others).push(f);
+  for (const group of [withSiblings, others]) {
     const rest: PlannedFile[] = [];
-    for (const f of first) {
-      if (sibling(f) !== lists) continue;
+    for (const f of group) {
       if (!linked(f)) rest.push(f);
-      await breathe();
+      // Awaited only when it yields: an await per file (30,000) suspends the loop each time.
+      const b = breathe();
+      if (b) await b;
     }
     await make(rest);
   }
   // The first file of each key is this build's: linked without looking at it again; a copy where linking fails (EMLINK).
   // In the spare, a link to the same inode as a kept first file is already one.
   for (const f of later) {
-    await breathe();
+    const b = breathe();
+    if (b) await b;
     const { path, size } = lead.get(f.key!)!;
     const to = target(dir, f.path);
     const ino = w.kept.get(path);
