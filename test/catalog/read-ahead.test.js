@@ -34,12 +34,18 @@ function data() {
   return dir;
 }
 
-test('a read ahead in a worker gives each file the outcome of the read on the main thread', async () => {
+/** The inputs of data(), their XML files, and each one's outcome as read on the main thread. */
+async function readOnMain() {
   const dir = data();
   const { files } = await discoverInputs([join(dir, 'data')], dir);
   const xml = files.filter((f) => f.kind === 'xml');
   const main = [];
   await readAll(xml, { ...opts, threads: 1 }, (k, o) => (main[k] = o));
+  return { files, xml, main };
+}
+
+test('a read ahead in a worker gives each file the outcome of the read on the main thread', async () => {
+  const { files, xml, main } = await readOnMain();
   const ahead = readAhead(xml, opts);
   assert.equal(await ahead.outcomes, main);
   assert.ok(main.some((o) => !o.header) && main.some((o) => o.findings.some((f) => f.ruleId.startsWith('eco-'))), 'bad files among them');
@@ -95,11 +101,7 @@ test('no read ahead where the user asked for no worker threads (threads 1, PO_NO
 });
 
 test('a read ahead takes a worker started before it, live or already gone: the same outcomes', async () => {
-  const dir = data();
-  const { files } = await discoverInputs([join(dir, 'data')], dir);
-  const xml = files.filter((f) => f.kind === 'xml');
-  const main = [];
-  await readAll(xml, { ...opts, threads: 1 }, (k, o) => (main[k] = o));
+  const { xml, main } = await readOnMain();
   assert.equal(await readAhead(xml, opts, startReadWorker()).outcomes, main);
   // A warm worker that died before the read (out of memory as it loaded, say) is replaced.
   const dead = startReadWorker();
