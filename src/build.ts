@@ -254,12 +254,12 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
       // not with SOURCE_DATE_EPOCH, whose file times would be set on inodes the live site shares.
       ...(process.env.SOURCE_DATE_EPOCH ? {} : { spare: opts.clean ? ('renew' as const) : ('reuse' as const) }),
     },
-    async (dir, known) => {
+    async (dir, known, digests) => {
       // Siblings of the written documents (health, written after them, has none): docs/hosting.md#precompressed-documents.
       const packed = await planPrecompressed(dir, files, cfg.precompress, early);
       siblings = packed.map((f) => f.path);
       opts.onProgress?.({ phase: 'verify' });
-      health = await verifyAndDescribe(dir, catalog, cfg, builtAt, findings, references, known);
+      health = await verifyAndDescribe(dir, catalog, cfg, builtAt, findings, references, known, digests);
       late = healthFiles(health, cfg);
       return [...packed, ...late];
     },

@@ -106,7 +106,7 @@ export function checkOutputFolder(o: Pick<WriteOptions, 'out' | 'inputs' | 'cwd'
  * Adds the files that depend on what was written (health), given the folder being written and the files whose bytes
  * the writer saw to be those of their `sha256:` key (by path).
  */
-type Finish = (dir: string, known: KnownHashes) => Promise<readonly PlannedFile[]>;
+type Finish = (dir: string, known: KnownHashes, digests: KnownHashes) => Promise<readonly PlannedFile[]>;
 
 /**
  * The only writer: builds the whole site in a temporary sibling folder, lets `finish` add files
@@ -151,6 +151,7 @@ async function writeAndSwap(out: string, files: readonly PlannedFile[], o: Write
       file,
       fixDir,
       known: new Map(),
+      digests: new Map(),
       made: new Set([tmp]),
       reuse,
       kept: new Map(),
@@ -159,7 +160,7 @@ async function writeAndSwap(out: string, files: readonly PlannedFile[], o: Write
       ...(o.early ? { early: o.early } : {}),
     };
     await writeFiles(w, files);
-    const late = await finish(tmp, w.known);
+    const late = await finish(tmp, w.known, w.digests);
     // With the cache: a late file with a content key (a precompressed sibling) is linked from the previous site.
     await writeFiles(w, late);
     await writeFiles({ ...w, cache: undefined }, [
@@ -303,6 +304,11 @@ interface Writer {
   cache?: BuildCache;
   /** Files whose bytes are known to be those of their `sha256:` key, by path (health need not read them). */
   known: Map<string, string>;
+  /**
+   * The SHA-256 of files without such a key (the lists, their pages) that this build wrote and hashed as it wrote them,
+   * by path: health reads them back to count their entries, but need not hash them again.
+   */
+  digests: Map<string, string>;
   early?: EarlyCompressor;
   /** Folders known to exist (absolute). */
   made: Set<string>;
@@ -496,6 +502,7 @@ async function writeOne(w: Writer, f: PlannedFile): Promise<number> {
   else if (hash && (!copied || copied.hashed)) {
     const digest = hash.digest('hex');
     if (keyed && digest === f.key!.slice(7)) w.known.set(f.path, f.key!);
+    if (!keyed) w.digests.set(f.path, digest);
     if (early) w.early!.written(f.path, to, size, digest, f.key);
   }
   if (cache && f.key) {

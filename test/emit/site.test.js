@@ -235,8 +235,12 @@ site('health: schema-valid, counts match the site, identical at both paths', () 
   assert.is(h.datasets.processes, 5);
   assert.is(h.inputs.rejected, 0);
   assert.ok(h.checks.length >= 5 && h.checks.every((c) => c.ok));
-  const xmlList = h.lists.find((l) => l.path === 'resource/processes/index.xml');
-  assert.is(xmlList.sha256, sha256(read('resource/processes/index.xml')));
+  // Every list's hash is its file's (the writer's hash of the bytes it wrote, not read back: src/emit/health.ts).
+  assert.equal(
+    h.lists.map((l) => l.path),
+    ['resource/processes/index.xml', 'resource/processes/index.json', 'v1/epds/index.json'],
+  );
+  for (const l of h.lists) assert.is(l.sha256, sha256(read(l.path)), l.path);
 });
 
 site('the index page lists every EPD with a relative link', () => {
