@@ -125,6 +125,9 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   const cwd = opts.cwd ?? process.cwd();
   let cache!: BuildCache;
   let deployTo!: WriteOptions;
+  // The incremental-build cache of this output and the build manifest beside it, known with the configuration.
+  let cacheAt!: string;
+  let manifest!: BuildManifest;
   // A worker for the read ahead of an incremental build, started while the inputs are discovered; terminated where
   // it is not used (nothing changed, too much changed, a failure).
   let warm: Worker | undefined;
@@ -140,9 +143,9 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
         checkOutputFolder({ out: cfg.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false });
         deployTo = { out: cfg.deploy.out, inputs: cfg.inputs, cwd, allowReplace: opts.clean ?? false, what: 'the host configuration' };
         if (cfg.hosts?.length) checkOutputFolder(deployTo);
-        if (!opts.clean && existsSync(new BuildManifest(cacheFile(cfg, cfg.cacheDir ?? defaultCacheDir())).manifestFile)) {
-          warm = warmReadWorker(opts);
-        }
+        cacheAt = cacheFile(cfg, cfg.cacheDir ?? defaultCacheDir());
+        manifest = new BuildManifest(cacheAt);
+        if (!opts.clean && existsSync(manifest.manifestFile)) warm = warmReadWorker(opts);
       },
     });
   } catch (e) {
@@ -150,11 +153,9 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
     throw e;
   }
   const { cfg: cfg0, now: now0, found } = prepared;
-  const cacheAt = cacheFile(cfg0, cfg0.cacheDir ?? defaultCacheDir());
   // Everything that shapes the output: a build with another key never takes the no-op shortcut.
   const sde = process.env.SOURCE_DATE_EPOCH;
   const key = BuildManifest.key(cacheKey(cfg0, now0, cwd), { sde: sde ?? null, out: cfg0.out, deployOut: cfg0.deploy.out });
-  const manifest = new BuildManifest(cacheAt);
   await pending.get(cacheAt);
   if (!opts.clean) {
     const stored = manifest.upToDate<BuildSummary, HealthDoc, BuildResult['paging']>(key, found.files, found.findings, found.statAt);

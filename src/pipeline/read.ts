@@ -105,7 +105,8 @@ function catalogOptions(cfg: ResolvedConfig, now: Date, opts: ReadStageOptions):
 
 /**
  * Start reading plain XML inputs of `files` in a worker thread, as readStage would read them (readAhead); not where the
- * user asked for no worker threads (`threads` or PO_NODE_THREADS 1).
+ * user asked for no worker threads (`threads` or PO_NODE_THREADS 1). `warm` (warmReadWorker) is taken by the read
+ * ahead, which ends it; where none starts (undefined), it stays the caller's to end.
  */
 export function startReadAhead(
   prepared: Prepared,
@@ -113,10 +114,9 @@ export function startReadAhead(
   opts: ReadStageOptions = {},
   warm?: Worker,
 ): ReadAhead | undefined {
-  const plain = (opts.threads ?? defaultThreads()) <= 1 ? [] : files.filter((f) => f.kind === 'xml' && !f.zip && f.entry === undefined);
-  if (plain.length) return readAhead(plain, catalogOptions(prepared.cfg, prepared.now, opts), warm);
-  void warm?.terminate();
-  return undefined;
+  if ((opts.threads ?? defaultThreads()) <= 1) return undefined;
+  const plain = files.filter((f) => f.kind === 'xml' && !f.zip && f.entry === undefined);
+  return plain.length ? readAhead(plain, catalogOptions(prepared.cfg, prepared.now, opts), warm) : undefined;
 }
 
 /**
