@@ -59,7 +59,7 @@ function validity(validUntil: string | undefined, year: number): Validity | unde
 }
 
 /** One catalogue row: what the table shows and the index searches, in one order for both. */
-interface Entry {
+export interface CatalogueRow {
   d: Dataset;
   name: LangText | undefined;
   classes: string[][];
@@ -68,18 +68,17 @@ interface Entry {
   validity: Validity | undefined;
 }
 
-/** The rows of one catalog, by year: index.html and epd/index.json share them (built once per build). */
-const entriesOf = new WeakMap<readonly Dataset[], { year: number; list: Entry[] }>();
-
-/** The EPDs by displayed name (code-unit order, case folded: the same bytes on every machine), then UUID. */
-function entries(epds: readonly Dataset[], year: number): Entry[] {
-  const hit = entriesOf.get(epds);
-  if (hit?.year === year) return hit.list;
-  const keyed = epds.map((d): [string, Entry] => {
+/**
+ * The catalogue's rows: the EPDs by displayed name (code-unit order, case folded: the same bytes on every machine),
+ * then UUID. Made once per build (planSite) and given to both renderers.
+ */
+export function catalogueRows({ catalog, builtAt }: Pick<PlanContext, 'catalog' | 'builtAt'>): CatalogueRow[] {
+  const year = builtAt.getUTCFullYear();
+  const keyed = catalog.epds.map((d): [string, CatalogueRow] => {
     const p = d.header.process!;
     const operator = p.publishers[0] ?? p.registrationAuthority;
     const name = best(p.names);
-    const e: Entry = {
+    const e: CatalogueRow = {
       d,
       name,
       // A classification as [system, class of level 0, level 1, ...]; '' when the file names no system.
@@ -92,9 +91,7 @@ function entries(epds: readonly Dataset[], year: number): Entry[] {
     return [(name?.value ?? '').toLowerCase(), e];
   });
   keyed.sort((a, b) => cmp(a[0], b[0]) || cmp(a[1].d.header.uuid, b[1].d.header.uuid));
-  const list = keyed.map((k) => k[1]);
-  entriesOf.set(epds, { year, list });
-  return list;
+  return keyed.map((k) => k[1]);
 }
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -103,8 +100,8 @@ const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  * filters need, its rows in the table's order, classifications and organisations stored once and referred to by
  * position. One EPD per line keeps it readable and its diffs small.
  */
-export function renderCatalogueIndex({ catalog, cfg, builtAt }: PlanContext): string {
-  const list = entries(catalog.epds, builtAt.getUTCFullYear());
+export function renderCatalogueIndex(ctx: PlanContext, list = catalogueRows(ctx)): string {
+  const { cfg, builtAt } = ctx;
   const classes = new Map<string, number>();
   const orgs = new Map<string, number>();
   const id = <K>(m: Map<K, number>, k: K) => m.get(k) ?? (m.set(k, m.size), m.size - 1);
@@ -132,7 +129,7 @@ export function renderCatalogueIndex({ catalog, cfg, builtAt }: PlanContext): st
   return `${JSON.stringify(head).slice(0, -1)},"epds":[\n${rows.join(',\n')}\n]}\n`;
 }
 
-function row(e: Entry, ctx: PlanContext): string {
+function row(e: CatalogueRow, ctx: PlanContext): string {
   const { cfg, references } = ctx;
   const h = e.d.header;
   const p = h.process!;
@@ -165,7 +162,7 @@ function row(e: Entry, ctx: PlanContext): string {
  * every EPD page); the inline script adds search and filters over `epd/index.json`. Links are relative, so the page
  * works under any base path.
  */
-export function renderIndexHtml(ctx: PlanContext): string {
+export function renderIndexHtml(ctx: PlanContext, list = catalogueRows(ctx)): string {
   const { catalog, cfg, builtAt } = ctx;
   const endpoints: [string, string][] = [];
   for (const r of CATALOGUE.map((id) => ROUTES.find((x) => x.id === id)!)) {
@@ -177,7 +174,6 @@ export function renderIndexHtml(ctx: PlanContext): string {
       endpoints.push([f.file, `${r.title}${two ? `, soda4LCA ${f.format!.toUpperCase()}` : ''} (${url})`]);
     }
   }
-  const list = entries(catalog.epds, builtAt.getUTCFullYear());
   const description = pickText(Object.entries(cfg.node.description).map(([lang, value]) => ({ lang, value })));
   const table = list.length
     ? [

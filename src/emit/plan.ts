@@ -20,7 +20,7 @@ import { v1ListJson } from './draft-v1.js';
 import { inputSource, type PlanContext, type PlannedFile } from './files.js';
 import { splicedList, type Entry } from './list-entries.js';
 import type { Part } from './stream.js';
-import { renderCatalogueIndex, renderIndexHtml } from './html.js';
+import { catalogueRows, renderCatalogueIndex, renderIndexHtml } from './html.js';
 import { planEpdPages } from './epd-page.js';
 import { nodeInfoXml, processListJson, processListXml } from './soda4lca.js';
 import { append } from '../util/append.js';
@@ -73,8 +73,9 @@ export function planSite({ catalog, cfg, builtAt, references, lists }: PlanConte
   }
   append(files, planEpdPages(catalog.epds, cfg, references));
   const ctx = { catalog, cfg, builtAt, ...(references ? { references } : {}) };
-  add(CATALOGUE_INDEX, LIST_JSON_TYPE, { text: renderCatalogueIndex(ctx) });
-  add(INDEX_HTML, HTML_TYPE, { text: renderIndexHtml(ctx) });
+  const rows = catalogueRows(ctx);
+  add(CATALOGUE_INDEX, LIST_JSON_TYPE, { text: renderCatalogueIndex(ctx, rows) });
+  add(INDEX_HTML, HTML_TYPE, { text: renderIndexHtml(ctx, rows) });
   return files;
 }
 
