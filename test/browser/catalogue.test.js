@@ -11,14 +11,14 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { build, createSiteServer } from '../../dist/index.js';
+import { createSiteServer } from '../../dist/index.js';
 import { v1ListJson } from '../../dist/emit/draft-v1.js';
 import { renderCatalogueIndex, renderIndexHtml } from '../../dist/emit/html.js';
 import { extractDataset } from '../../dist/parse/extract.js';
 import { parseXml } from '../../dist/parse/xml.js';
 import { CATALOGUE_INDEX, V1_LIST } from '../../dist/site/routes.js';
 import { axeViolations, CHROMIUM, launch, NO_BROWSER, RESULTS, watchedPage } from '../helpers/browser.js';
-import { cleanup, EXAMPLE_CONFIG, EXAMPLE_DATA, REAL_EPDS, success, tmp } from '../helpers/index.js';
+import { EXAMPLE_CONFIG, EXAMPLE_DATA, REAL_EPDS, build, cleanup, success, tmp } from '../helpers/index.js';
 
 const NOW = new Date('2026-01-02T03:04:05Z');
 const PARQUET = REAL_EPDS.find((e) => e.uuid === '2eb43850-0ab2-4068-afe5-218d69a096f8');
@@ -58,7 +58,7 @@ if (!CHROMIUM) {
   test.after(async () => {
     await browser?.close();
     await server?.close();
-    cleanup();
+    await cleanup();
   });
 
   /** The table's visible rows: the text of their first cell. */

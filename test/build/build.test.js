@@ -3,8 +3,8 @@ import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, wr
 import { dirname, join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { build, OutputError } from '../../dist/index.js';
-import { cleanup, EXAMPLE_CONFIG, EXAMPLE_DATA, REAL_EPDS, sha256, tmp, tree, wrongModes } from '../helpers/index.js';
+import { OutputError } from '../../dist/index.js';
+import { EXAMPLE_CONFIG, EXAMPLE_DATA, REAL_EPDS, build, cleanup, sha256, tmp, tree, wrongModes } from '../helpers/index.js';
 
 const NOW = new Date('2026-01-02T03:04:05Z');
 const IBU = REAL_EPDS[0];

@@ -5,9 +5,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { build } from '../../dist/index.js';
 import { makeCorpus } from '../helpers/corpus.js';
-import { buildExample, cleanup, ROOT, tmp, tree } from '../helpers/index.js';
+import { ROOT, build, buildExample, cleanup, tmp, tree } from '../helpers/index.js';
 
 const GOLDEN = join(ROOT, 'test', 'build', 'golden');
 const NOW = new Date('2026-01-02T03:04:05Z');

@@ -2,10 +2,9 @@ import { chmodSync, cpSync, existsSync, readdirSync, readFileSync, rmSync, statS
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { build } from '../../dist/index.js';
 import { cacheFile } from '../../dist/cache/build-cache.js';
 import { BuildManifest, describeTree } from '../../dist/cache/manifest.js';
-import { cleanup, EXAMPLE_DATA, REAL_EPDS, tmp, tree, walkFiles } from '../helpers/index.js';
+import { EXAMPLE_DATA, REAL_EPDS, build, cleanup, tmp, tree, walkFiles } from '../helpers/index.js';
 
 test.after.each(cleanup);
 

@@ -9,11 +9,10 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { build } from '../../dist/index.js';
 import { cacheFile } from '../../dist/cache/build-cache.js';
 import { removeStaleTemps } from '../../dist/emit/output-dir.js';
 import { makeCorpus } from '../helpers/corpus.js';
-import { BIN, cleanup, EXAMPLE_DATA, REAL_EPDS, ROOT, tmp, tree } from '../helpers/index.js';
+import { BIN, EXAMPLE_DATA, REAL_EPDS, ROOT, build, cleanup, tmp, tree } from '../helpers/index.js';
 
 test.after.each(cleanup);
 

@@ -10,11 +10,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { build, ConfigError, loadConfig } from '../../dist/index.js';
+import { ConfigError, loadConfig } from '../../dist/index.js';
 import { cacheFile } from '../../dist/cache/build-cache.js';
 import { removeStaleTemps, removeTree, tempPrefix } from '../../dist/emit/output-dir.js';
 import { makeCorpus } from '../helpers/corpus.js';
-import { BIN, cleanup, EXAMPLE_CONFIG, EXAMPLE_DATA, IS_ROOT, nodeAsNobody, ROOT, SETPRIV, tmp, tree } from '../helpers/index.js';
+import { BIN, EXAMPLE_CONFIG, EXAMPLE_DATA, IS_ROOT, ROOT, SETPRIV, build, cleanup, nodeAsNobody, tmp, tree } from '../helpers/index.js';
 
 const ENV = { NO_COLOR: '1', SOURCE_DATE_EPOCH: '1767323045' };
 const EXAMPLE = ['--config', EXAMPLE_CONFIG, '--no-xsd', '-q'];

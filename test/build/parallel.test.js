@@ -3,8 +3,7 @@ import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { build } from '../../dist/index.js';
-import { cleanup, EXAMPLE_DATA, tmp, tree } from '../helpers/index.js';
+import { EXAMPLE_DATA, build, cleanup, tmp, tree } from '../helpers/index.js';
 
 test.after.each(cleanup);
 

@@ -4,8 +4,7 @@ import { cpSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFi
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { build } from '../../dist/index.js';
-import { cleanup, EXAMPLE_DATA, REAL_EPDS, tmp, tree } from '../helpers/index.js';
+import { EXAMPLE_DATA, REAL_EPDS, build, cleanup, tmp, tree } from '../helpers/index.js';
 
 test.after.each(cleanup);
 

@@ -4,14 +4,13 @@ import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { build } from '../../dist/index.js';
 import { buildCatalog, readAhead } from '../../dist/catalog/build.js';
 import { readAll, startReadWorker } from '../../dist/catalog/pool.js';
 import { cacheFile } from '../../dist/cache/build-cache.js';
 import { BuildManifest, statInputs } from '../../dist/cache/manifest.js';
 import { discoverInputs } from '../../dist/read/inputs.js';
 import { prepareRead, startReadAhead } from '../../dist/pipeline/read.js';
-import { cleanup, EXAMPLE_DATA, REAL_EPDS, tmp } from '../helpers/index.js';
+import { EXAMPLE_DATA, REAL_EPDS, build, cleanup, tmp } from '../helpers/index.js';
 
 test.after.each(cleanup);
 

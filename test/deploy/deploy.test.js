@@ -6,12 +6,12 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { build, deploy, validateWithSchema } from '../../dist/index.js';
+import { deploy, validateWithSchema } from '../../dist/index.js';
 import { siteContentType } from '../../dist/site/routes.js';
 import { invalidationPaths, urlsOf } from '../../dist/deploy/invalidation.js';
 import { planDeploy } from '../../dist/deploy/plan.js';
 import { parseTarget } from '../../dist/deploy/target.js';
-import { BIN, cleanup, EXAMPLE_CONFIG, EXAMPLE_DATA, ROOT, tmp } from '../helpers/index.js';
+import { BIN, EXAMPLE_CONFIG, EXAMPLE_DATA, ROOT, build, cleanup, tmp } from '../helpers/index.js';
 import { S3_ENV, startFakeCloudFront, startS3, startS3Proxy } from '../helpers/s3.js';
 
 const CHANGED = '2eb43850-0ab2-4068-afe5-218d69a096f8';
@@ -176,7 +176,7 @@ D.after(async () => {
   await ctx.proxy?.close();
   await ctx.cf?.close();
   await ctx.s3?.close();
-  cleanup();
+  await cleanup();
 });
 
 const opts = (site, extra = {}) => ({ site, to: 's3://site/node', endpoint: ctx.proxy.endpoint, forcePathStyle: true, ...extra });

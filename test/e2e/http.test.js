@@ -16,7 +16,7 @@ e2e.before(async () => {
 });
 e2e.after(async () => {
   await server?.close();
-  cleanup();
+  await cleanup();
 });
 
 async function get(path) {

@@ -3,8 +3,7 @@ import { join } from 'node:path';
 import { unzipSync, zipSync } from 'fflate';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { build } from '../../dist/index.js';
-import { buildExample, cleanup, EXAMPLE_DATA, REAL_EPDS, sha256, tmp } from '../helpers/index.js';
+import { EXAMPLE_DATA, REAL_EPDS, build, buildExample, cleanup, sha256, tmp } from '../helpers/index.js';
 
 test.after.each(cleanup);
 

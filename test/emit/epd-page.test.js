@@ -4,9 +4,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { build } from '../../dist/index.js';
 import { HTML_TYPE, ROUTES, siteContentType } from '../../dist/site/routes.js';
-import { buildExample, cleanup, EXAMPLE_DATA, REAL_EPDS, success, tmp, walkFiles } from '../helpers/index.js';
+import { EXAMPLE_DATA, REAL_EPDS, build, buildExample, cleanup, success, tmp, walkFiles } from '../helpers/index.js';
 import { zipExports } from '../helpers/zip.js';
 
 const BASE = 'http://localhost:8080';

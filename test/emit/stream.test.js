@@ -51,7 +51,7 @@ test('health reads lists back as a stream: entries split across read chunks coun
   assert.is(r.total, 20000);
   assert.is(r.sha256, createHash('sha256').update(text).digest('hex'));
   assert.is(scanList(join(dir, 'missing.xml'), 'x', /y/).entries, -1);
-  cleanup();
+  await cleanup();
 });
 
 test.run();

@@ -1,9 +1,8 @@
 // Synthetic corpora from the real example EPDs, for the benchmark and for tests that need a build with many files.
 import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { build } from '../../dist/index.js';
 import { freePort } from './http.js';
-import { EXAMPLE_DATA, tmp } from './index.js';
+import { EXAMPLE_DATA, build, tmp } from './index.js';
 
 /** Clone the real EPDs into `corpus` with fresh UUIDs, versions and names; dependent datasets copied once. */
 export function makeCorpus(corpus, count) {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as assert from 'uvu/assert';
-import { build } from '../../dist/index.js';
+import { build as buildSite } from '../../dist/index.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const EXAMPLES = join(ROOT, 'examples');
@@ -46,6 +46,19 @@ export function nodeAsNobody() {
   return IS_ROOT && SETPRIV ? [SETPRIV, '--reuid=65534', '--regid=65534', '--clear-groups', process.execPath] : [process.execPath];
 }
 
+/** Work the builds left after their results (spare, cache save): cleanup() waits for it before removing folders. */
+const unsettled = [];
+/**
+ * po-node's build, remembering the work it leaves after its result: a folder removed while that work still writes
+ * into it is made again (the cache saved into it) or fails to go (ENOTEMPTY).
+ * @param {import('../../dist/index.js').BuildOptions} opts
+ */
+export async function build(opts) {
+  const r = await buildSite(opts);
+  unsettled.push(r.settled);
+  return r;
+}
+
 /** A fresh temporary folder; removed by cleanup(). */
 const made = [];
 export function tmp(prefix = 'po-node-test-') {
@@ -53,7 +66,8 @@ export function tmp(prefix = 'po-node-test-') {
   made.push(d);
   return d;
 }
-export function cleanup() {
+export async function cleanup() {
+  await Promise.all(unsettled.splice(0));
   for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
 }
 

@@ -18,8 +18,7 @@ import {
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { build } from '../../dist/index.js';
-import { cleanup, EXAMPLE_DATA, FIXTURES, REAL_EPDS, tmp, tree } from '../helpers/index.js';
+import { EXAMPLE_DATA, FIXTURES, REAL_EPDS, build, cleanup, tmp, tree } from '../helpers/index.js';
 
 const GOOD = REAL_EPDS.find((e) => e.file.startsWith('ibu'));
 const HOSTILE = join(FIXTURES, 'hostile');
@@ -200,8 +199,8 @@ test('unreadable file: input-unreadable (chmod 000, or a FIFO when running as ro
   if (!asRoot) chmodSync(join(result.config.inputs[0], 'locked.xml'), 0o644);
 });
 
-test.after(() => {
-  cleanup();
+test.after(async () => {
+  await cleanup();
   rmSync('/tmp/evil', { force: true });
 });
 test.run();

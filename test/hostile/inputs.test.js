@@ -5,9 +5,8 @@ import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, writeFil
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { build } from '../../dist/index.js';
 import { runCli } from '../helpers/child.js';
-import { cleanup, EXAMPLE_DATA, REAL_EPDS, tmp } from '../helpers/index.js';
+import { EXAMPLE_DATA, REAL_EPDS, build, cleanup, tmp } from '../helpers/index.js';
 
 const GOOD = REAL_EPDS[0];
 const goodXml = readFileSync(join(EXAMPLE_DATA, GOOD.file), 'utf8');

@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { build, createSiteServer, runCheck, validateWithSchema } from '../../dist/index.js';
+import { createSiteServer, runCheck, validateWithSchema } from '../../dist/index.js';
 import { buildReportJson } from '../../dist/report/json.js';
 import { buildHostCorpus } from '../helpers/corpus.js';
 import { httpGet } from '../helpers/http.js';
-import { cleanup, EXAMPLE_CONFIG, EXAMPLE_DATA, tmp } from '../helpers/index.js';
+import { EXAMPLE_CONFIG, EXAMPLE_DATA, build, cleanup, tmp } from '../helpers/index.js';
 import { APACHE, APACHE_MODULES, missing, NGINX, startApache, startNginx } from '../helpers/servers.js';
 
 const N = 300;

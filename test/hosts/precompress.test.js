@@ -7,13 +7,13 @@ import { runInNewContext } from 'node:vm';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { build, createSiteServer, runCheck, validateWithSchema } from '../../dist/index.js';
+import { createSiteServer, runCheck, validateWithSchema } from '../../dist/index.js';
 import { acceptedEncodings, isPrecompressedSibling, largeCompressedDocuments } from '../../dist/emit/precompress.js';
 import { fillTemplate } from '../../dist/hosts/template.js';
 import { buildReportJson } from '../../dist/report/json.js';
 import { buildHostCorpus, makeCorpus } from '../helpers/corpus.js';
 import { httpGet } from '../helpers/http.js';
-import { cleanup, tmp } from '../helpers/index.js';
+import { build, cleanup, tmp } from '../helpers/index.js';
 import { APACHE, APACHE_MODULES, missing, NGINX, NGINX_BROTLI, startApache, startNginx } from '../helpers/servers.js';
 
 const N = 300;

@@ -6,10 +6,9 @@ import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { build } from '../../dist/index.js';
 import { apiExpectations, checkApi, ODD_DOC, freePort, httpGet, startProcess } from '../helpers/http.js';
 import { APACHE, APACHE_MODULES, missing, NGINX, startApache, startNginx } from '../helpers/servers.js';
-import { cleanup, EXAMPLE_CONFIG, EXAMPLE_DATA, REAL_EPDS, tmp, wrongModes } from '../helpers/index.js';
+import { EXAMPLE_CONFIG, EXAMPLE_DATA, REAL_EPDS, build, cleanup, tmp, wrongModes } from '../helpers/index.js';
 
 let ctx;
 async function setup() {

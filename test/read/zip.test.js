@@ -3,10 +3,9 @@ import { join } from 'node:path';
 import { zipSync } from 'fflate';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { build } from '../../dist/index.js';
 import { readZip, unsafeEntryName } from '../../dist/read/zip.js';
 import { DEFAULT_ZIP_LIMITS } from '../../dist/read/zip.js';
-import { cleanup, EXAMPLE_CONFIG, EXAMPLE_DATA, REAL_EPDS, tmp, tree } from '../helpers/index.js';
+import { EXAMPLE_CONFIG, EXAMPLE_DATA, REAL_EPDS, build, cleanup, tmp, tree } from '../helpers/index.js';
 import { setEntryFlags, zipExports } from '../helpers/zip.js';
 import { runCli } from '../helpers/child.js';
 

@@ -7,18 +7,19 @@ import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { build, createSiteServer } from '../../dist/index.js';
+import { createSiteServer } from '../../dist/index.js';
 import { httpGet } from '../helpers/http.js';
 import {
   BIN,
-  buildExample,
-  cleanup,
   EXAMPLE_CONFIG,
   EXAMPLE_DATA,
   IS_ROOT,
-  nodeAsNobody,
   REAL_EPDS,
   SETPRIV,
+  build,
+  buildExample,
+  cleanup,
+  nodeAsNobody,
   tmp,
 } from '../helpers/index.js';
 

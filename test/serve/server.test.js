@@ -47,7 +47,7 @@ async function jsonPage(port, query) {
 const S = suite('serve');
 S.after(async () => {
   await site?.srv.close();
-  cleanup();
+  await cleanup();
 });
 
 S('end to end: every URL of both path sets answers like the configured hosts (status, type, bytes, CORS, 404)', async () => {
