@@ -172,7 +172,9 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   // The inputs changed since the last build (by the manifest's stats) are read in worker threads while the cache loads
   // on this one (docs/performance.md, "Read ahead"); not with --clean, which reads everything with all cores.
   const changed = opts.clean ? undefined : manifest.changedInputs(key, found.files, inputStats.inputs, READ_AHEAD_MAX);
-  const ahead = changed && startReadAhead(prepared, changed, opts, warm);
+  // A build's readers also make each EPD page's LCIA table (Catalog.spool, closed once the pages are written).
+  const readOpts = { ...opts, pageTables: true };
+  const ahead = changed && startReadAhead(prepared, changed, readOpts, warm);
   // Taken by the read ahead (which ends it), or not needed.
   if (!ahead) unwarm();
   warm = undefined;
@@ -184,7 +186,7 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
     findings,
     summary,
   } = await readStage(
-    opts,
+    readOpts,
     {
       // Incremental builds: unchanged inputs and outputs are reused (src/cache/build-cache.ts, docs/performance.md).
       ...(ahead ? { ahead } : {}),
@@ -195,116 +197,120 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
     },
     prepared,
   );
-  const base = {
-    out: cfg.out,
-    outDisplay: toPosix(relative(cwd, cfg.out)) || '.',
-    builtAt: builtAt.toISOString(),
-    summary,
-    findings,
-    config: cfg,
-    catalog,
-    references,
-    cache: cache.stats,
-    upToDate: false,
-    settled: Promise.resolve(),
-  };
-  if (opts.strict && summary.errors > 0) {
-    return { ...base, ok: false, written: false, status: 'not-written', durationMs: performance.now() - started };
-  }
-
-  const files = planSite({ catalog, cfg, builtAt, references, lists: cache });
-  // Each host emits once: files in the published tree (.htaccess, _redirects, .nojekyll) and configs outside it.
-  const hosts = emitHosts(cfg.hosts ?? [], { cfg, site: files });
-  append(files, hosts.site);
-  assertUniquePaths(files);
-  opts.onProgress?.({ phase: 'write', files: files.length });
-  let health: HealthDoc | undefined;
-  let late: readonly PlannedFile[] = [];
-  let siblings: readonly string[] = [];
-  const trees: TreeRecord[] = [];
-  // Hosts that refuse a site above their limits (GitHub Pages 1 GB, ...): warned of now, not at the deployment.
-  const limited = (cfg.hosts ?? []).filter((h) => HOST_LIMITS[h]);
-  let written!: Written;
-  // The written trees as the manifest records them, just before each is swapped in.
-  const record =
-    (root: string, known?: (path: string) => TreeEntry | undefined) =>
-    (dir: string, expected?: ReadonlySet<string>): TreeRecord => {
-      const tree = { ...describeTree(dir, known, expected), root: resolve(root) };
-      trees.push(tree);
-      return tree;
-    };
-  const early = new EarlyCompressor(cfg.precompress, (path, key) => cache.reusable(path, key));
-  const { removed } = await writeSite(
-    files,
-    {
-      early,
+  try {
+    const base = {
       out: cfg.out,
-      inputs: cfg.inputs,
-      cwd,
-      allowReplace: opts.clean ?? false,
-      cache,
-      ...(process.env.SOURCE_DATE_EPOCH ? { mtime: builtAt } : {}),
-      // Measured in the finished folder, before the swap: a concurrent build of the same output may replace the
-      // site right after, and the summary reports what this build wrote.
-      describe: (dir, expected) => {
-        const tree = record(cfg.out, (p) => cache.linkedEntry(p))(dir, expected);
-        written = measureWritten(dir, siblings, limited.length > 0);
+      outDisplay: toPosix(relative(cwd, cfg.out)) || '.',
+      builtAt: builtAt.toISOString(),
+      summary,
+      findings,
+      config: cfg,
+      catalog,
+      references,
+      cache: cache.stats,
+      upToDate: false,
+      settled: Promise.resolve(),
+    };
+    if (opts.strict && summary.errors > 0) {
+      return { ...base, ok: false, written: false, status: 'not-written', durationMs: performance.now() - started };
+    }
+
+    const files = planSite({ catalog, cfg, builtAt, references, lists: cache });
+    // Each host emits once: files in the published tree (.htaccess, _redirects, .nojekyll) and configs outside it.
+    const hosts = emitHosts(cfg.hosts ?? [], { cfg, site: files });
+    append(files, hosts.site);
+    assertUniquePaths(files);
+    opts.onProgress?.({ phase: 'write', files: files.length });
+    let health: HealthDoc | undefined;
+    let late: readonly PlannedFile[] = [];
+    let siblings: readonly string[] = [];
+    const trees: TreeRecord[] = [];
+    // Hosts that refuse a site above their limits (GitHub Pages 1 GB, ...): warned of now, not at the deployment.
+    const limited = (cfg.hosts ?? []).filter((h) => HOST_LIMITS[h]);
+    let written!: Written;
+    // The written trees as the manifest records them, just before each is swapped in.
+    const record =
+      (root: string, known?: (path: string) => TreeEntry | undefined) =>
+      (dir: string, expected?: ReadonlySet<string>): TreeRecord => {
+        const tree = { ...describeTree(dir, known, expected), root: resolve(root) };
+        trees.push(tree);
         return tree;
+      };
+    const early = new EarlyCompressor(cfg.precompress, (path, key) => cache.reusable(path, key));
+    const { removed } = await writeSite(
+      files,
+      {
+        early,
+        out: cfg.out,
+        inputs: cfg.inputs,
+        cwd,
+        allowReplace: opts.clean ?? false,
+        cache,
+        ...(process.env.SOURCE_DATE_EPOCH ? { mtime: builtAt } : {}),
+        // Measured in the finished folder, before the swap: a concurrent build of the same output may replace the
+        // site right after, and the summary reports what this build wrote.
+        describe: (dir, expected) => {
+          const tree = record(cfg.out, (p) => cache.linkedEntry(p))(dir, expected);
+          written = measureWritten(dir, siblings, limited.length > 0);
+          return tree;
+        },
+        // The site the last build replaced, kept beside this one as hard links (docs/performance.md, "The spare tree"):
+        // not with SOURCE_DATE_EPOCH, whose file times would be set on inodes the live site shares.
+        ...(process.env.SOURCE_DATE_EPOCH ? {} : { spare: opts.clean ? ('renew' as const) : ('reuse' as const) }),
       },
-      // The site the last build replaced, kept beside this one as hard links (docs/performance.md, "The spare tree"):
-      // not with SOURCE_DATE_EPOCH, whose file times would be set on inodes the live site shares.
-      ...(process.env.SOURCE_DATE_EPOCH ? {} : { spare: opts.clean ? ('renew' as const) : ('reuse' as const) }),
-    },
-    async (dir, known, digests) => {
-      // Siblings of the written documents (health, written after them, has none): docs/hosting.md#precompressed-documents.
-      const packed = await planPrecompressed(dir, files, cfg.precompress, early);
-      siblings = packed.map((f) => f.path);
-      opts.onProgress?.({ phase: 'verify' });
-      health = await verifyAndDescribe(dir, catalog, cfg, builtAt, findings, references, known, digests);
-      late = healthFiles(health, cfg);
-      return [...packed, ...late];
-    },
-  );
-  if (written.site) {
-    const over = hostLimitFindings(written.site, limited);
-    append(findings, over);
-    summary.warnings += over.length;
+      async (dir, known, digests) => {
+        // Siblings of the written documents (health, written after them, has none): docs/hosting.md#precompressed-documents.
+        const packed = await planPrecompressed(dir, files, cfg.precompress, early);
+        siblings = packed.map((f) => f.path);
+        opts.onProgress?.({ phase: 'verify' });
+        health = await verifyAndDescribe(dir, catalog, cfg, builtAt, findings, references, known, digests);
+        late = healthFiles(health, cfg);
+        return [...packed, ...late];
+      },
+    );
+    if (written.site) {
+      const over = hostLimitFindings(written.site, limited);
+      append(findings, over);
+      summary.warnings += over.length;
+    }
+    // Host configs outside the tree (nginx, Apache vhost, S3 script): their own folder, swapped in the same way.
+    const deploy = hosts.deploy;
+    const deployed = deploy.length
+      ? await writeSite(deploy, { ...deployTo, describe: record(cfg.deploy.out) }, () => Promise.resolve([]))
+      : undefined;
+    const deployDisplay = deploy.length ? toPosix(relative(cwd, cfg.deploy.out)) || '.' : undefined;
+    const { paged, packed } = written;
+    const paging = paged ? { pageSizes: cfg.paging.pageSizes, files: paged.files, bytes: paged.bytes } : undefined;
+    const stored = {
+      summary,
+      findings,
+      health: health!,
+      ...(paging ? { paging } : {}),
+      ...(deployDisplay ? { deployDisplay } : {}),
+      xmlInputs: found.files.filter((f) => f.kind === 'xml').length,
+      stamped: stampedFiles([[...files, ...late], deploy], base.builtAt),
+    };
+    // Saved after the result is returned (they only speed up the next build); the next build of this output in this
+    // process waits for them, the CLI before it exits.
+    const saved = after(cacheAt, () => {
+      cache.save();
+      manifest.save<BuildSummary, HealthDoc, BuildResult['paging']>(key, base.builtAt, inputStats, found.findings, trees, stored);
+    });
+    return {
+      ...base,
+      ...(paging ? { paging } : {}),
+      ...(packed ? { precompressed: { encodings: [...cfg.precompress.encodings], files: siblings.length, bytes: packed } } : {}),
+      ...(deployDisplay ? { deployDisplay } : {}),
+      ok: health!.status !== 'fail',
+      written: true,
+      status: health!.status,
+      health: health!,
+      settled: Promise.all([removed, deployed?.removed, saved]).then(() => undefined),
+      durationMs: performance.now() - started,
+    };
+  } finally {
+    catalog.spool?.close();
   }
-  // Host configs outside the tree (nginx, Apache vhost, S3 script): their own folder, swapped in the same way.
-  const deploy = hosts.deploy;
-  const deployed = deploy.length
-    ? await writeSite(deploy, { ...deployTo, describe: record(cfg.deploy.out) }, () => Promise.resolve([]))
-    : undefined;
-  const deployDisplay = deploy.length ? toPosix(relative(cwd, cfg.deploy.out)) || '.' : undefined;
-  const { paged, packed } = written;
-  const paging = paged ? { pageSizes: cfg.paging.pageSizes, files: paged.files, bytes: paged.bytes } : undefined;
-  const stored = {
-    summary,
-    findings,
-    health: health!,
-    ...(paging ? { paging } : {}),
-    ...(deployDisplay ? { deployDisplay } : {}),
-    xmlInputs: found.files.filter((f) => f.kind === 'xml').length,
-    stamped: stampedFiles([[...files, ...late], deploy], base.builtAt),
-  };
-  // Saved after the result is returned (they only speed up the next build); the next build of this output in this
-  // process waits for them, the CLI before it exits.
-  const saved = after(cacheAt, () => {
-    cache.save();
-    manifest.save<BuildSummary, HealthDoc, BuildResult['paging']>(key, base.builtAt, inputStats, found.findings, trees, stored);
-  });
-  return {
-    ...base,
-    ...(paging ? { paging } : {}),
-    ...(packed ? { precompressed: { encodings: [...cfg.precompress.encodings], files: siblings.length, bytes: packed } } : {}),
-    ...(deployDisplay ? { deployDisplay } : {}),
-    ok: health!.status !== 'fail',
-    written: true,
-    status: health!.status,
-    health: health!,
-    settled: Promise.all([removed, deployed?.removed, saved]).then(() => undefined),
-    durationMs: performance.now() - started,
-  };
 }
 
 /** Generated text files that carry the build time (index.html, health), split at it; per tree (site, host configs). */

@@ -11,6 +11,7 @@ import { Interner } from './intern.js';
 import { readAll } from './pool.js';
 import type { ReadOutcome } from './read.js';
 import { append } from '../util/append.js';
+import { Spool, type SpoolSpan } from '../util/spool.js';
 
 export interface DeclaredUnit {
   /** Reference flow (product) name and UUID. */
@@ -31,6 +32,8 @@ export interface Dataset {
   declaredUnit?: DeclaredUnit;
   /** EPDs: where their page finds the LCIA results in the file, if the reader recorded it (ReadOutcome.lcia). */
   lcia?: LciaSpan;
+  /** EPDs read in this build with CatalogOptions.pages: their page's LCIA results table, in Catalog.spool. */
+  table?: SpoolSpan;
 }
 
 export interface Catalog {
@@ -42,6 +45,8 @@ export interface Catalog {
   documents: InputFile[];
   findings: Finding[];
   stats: CatalogStats;
+  /** With CatalogOptions.pages: the LCIA tables of Dataset.table. The caller closes it once the pages are written. */
+  spool?: Spool;
 }
 
 export interface CatalogStats {
@@ -74,6 +79,8 @@ export interface CatalogOptions {
   cache?: OutcomeCache;
   /** Inputs read ahead (readAhead): their outcomes are taken where the cache has none. */
   ahead?: ReadAhead;
+  /** The EPDs' LCIA tables made by the reader, for their pages (ReadOptions.pages; Catalog.spool holds them). */
+  pages?: boolean;
 }
 
 /** Inputs being read in worker threads while the build does something else (the cache loads). */
@@ -117,6 +124,7 @@ function readOptions(opts: CatalogOptions) {
     ...(opts.validation ? { validation: opts.validation } : {}),
     ...(opts.now ? { now: opts.now } : {}),
     ...(opts.xsdBatchSize ? { xsdBatchSize: opts.xsdBatchSize } : {}),
+    ...(opts.pages ? { pages: true } : {}),
   };
 }
 
@@ -164,6 +172,15 @@ export async function buildCatalog(
   const cache = opts.cache;
   // Every outcome kept is interned: repeated references and strings are held once.
   const interner = opts.interner ?? new Interner();
+  // An outcome's LCIA table goes to the spool as it arrives (to disk, not kept in memory, never into the cache).
+  const spool = opts.pages ? new Spool() : undefined;
+  const tables = new Map<number, SpoolSpan>();
+  const take = (i: number, o: ReadOutcome): ReadOutcome => {
+    if (o.table === undefined) return o;
+    if (spool) tables.set(i, spool.put(o.table));
+    delete o.table;
+    return o;
+  };
   // Cached outcomes were interned as the cache was loaded (BuildCache.load with the same interner).
   const outcomes: (ReadOutcome | undefined)[] = cache ? await cache.lookupAll(xml) : new Array<undefined>(xml.length);
   const cached = outcomes.reduce((n, o) => (o ? n + 1 : n), 0);
@@ -174,7 +191,7 @@ export async function buildCatalog(
     xml.forEach((f, i) => {
       const o = outcomes[i] || f.entry !== undefined ? undefined : byPath.get(f.abs);
       if (!o) return;
-      outcomes[i] = interner.outcome(o);
+      outcomes[i] = interner.outcome(take(i, o));
       cache?.record(f, cache.stat(f), outcomes[i]);
     });
   }
@@ -182,7 +199,7 @@ export async function buildCatalog(
   const stats0 = missIdx.map((i) => cache?.stat(xml[i]!));
   let done = xml.length - missIdx.length;
   opts.onProgress?.(done, xml.length, cached);
-  await readAll(
+  const reading = readAll(
     missIdx.map((i) => xml[i]!),
     {
       ...readOptions(opts),
@@ -191,17 +208,22 @@ export async function buildCatalog(
     },
     (k, outcome) => {
       const i = missIdx[k]!;
-      outcomes[i] = interner.outcome(outcome);
+      outcomes[i] = interner.outcome(take(i, outcome));
       cache?.record(xml[i]!, stats0[k], outcomes[i]);
     },
   );
+  await reading.catch((e: unknown) => {
+    spool?.close();
+    throw e;
+  });
   // Input order, whatever the scheduling: deterministic findings and winners.
   xml.forEach((file, i) => {
     const o = outcomes[i]!;
     append(findings, o.findings);
     if (o.header && o.sha256) {
       stats.datasetsRead++;
-      accepted.push({ header: o.header, file, sha256: o.sha256, ...(o.lcia ? { lcia: o.lcia } : {}) });
+      const table = tables.get(i);
+      accepted.push({ header: o.header, file, sha256: o.sha256, ...(o.lcia ? { lcia: o.lcia } : {}), ...(table ? { table } : {}) });
     } else if (o.skipped) stats.skippedFiles++;
     else stats.rejectedFiles++;
   });
@@ -259,5 +281,5 @@ export async function buildCatalog(
       );
     }
   }
-  return { byType, epds, documents, findings, stats };
+  return { byType, epds, documents, findings, stats, ...(spool ? { spool } : {}) };
 }

@@ -3,6 +3,8 @@ import type { Finding, Severity } from '../findings.js';
 import { extractDataset, type DatasetHeader } from '../parse/extract.js';
 import { decodeXml, LazyText, viewXml, type ByteView } from '../parse/safety.js';
 import { readIndexOnly, type LciaSpan } from '../parse/body.js';
+import { lciaResultsAt } from '../parse/lcia.js';
+import { lciaTable } from '../html/lcia-table.js';
 import { parseChecked, position, type ParseResult } from '../parse/xml.js';
 import { checkWellFormed, DEFAULT_SHAPE_LIMITS, type ShapeLimits, type WellFormed } from '../parse/wellformed.js';
 import { finding } from '../messages/finding.js';
@@ -21,6 +23,11 @@ export interface ReadOutcome {
   skipped?: boolean;
   /** Accepted EPDs read by the byte scanner: where their page finds the LCIA results again (byte offsets, LciaSpan). */
   lcia?: LciaSpan;
+  /**
+   * With ReadOptions.pages, accepted EPDs read by the byte scanner: their page's LCIA results table (lciaTable), made
+   * from the bytes in hand. Never cached: the catalog moves it into its spool as the outcome arrives.
+   */
+  table?: string;
 }
 
 /** Plain data only: it crosses into worker threads (src/catalog/pool.ts). */
@@ -36,6 +43,8 @@ export interface ReadOptions {
   xsdBatchSize?: number;
   /** Base time limit of an XSD batch, seconds (validateXsd). */
   xsdTimeoutSeconds?: number;
+  /** Render each accepted EPD's LCIA results table for its page (ReadOutcome.table): builds, not `validate`. */
+  pages?: boolean;
 }
 
 export interface ReadResult {
@@ -119,6 +128,7 @@ export function addXsdFindings(o: ReadOutcome, found: readonly Finding[], file: 
     delete o.header;
     delete o.sha256;
     delete o.lcia;
+    delete o.table;
   }
 }
 
@@ -255,7 +265,13 @@ export function readDocument(
   // Byte offsets (of a view, not of decoded text), shifted past a BOM: the page reads the file's bytes.
   const span = typeof view === 'string' ? undefined : quick?.lcia;
   const bom = bytes.length - (typeof view === 'string' ? bytes.length : view.bytes.length);
-  const lcia: { lcia?: LciaSpan } = span ? { lcia: [span[0] + bom, span[1] + bom, span[2] + bom, span[3] + bom] } : {};
+  const lcia: { lcia?: LciaSpan; table?: string } = span ? { lcia: [span[0] + bom, span[1] + bom, span[2] + bom, span[3] + bom] } : {};
+  // The page's table while the bytes are here: the page would read, hash and cut out the same bytes again on the
+  // main thread, after the read (docs/performance.md, "LCIA tables made by the reader").
+  if (ok && opts.pages && lcia.lcia && header.process?.typeOfDataSet === 'EPD') {
+    const results = lciaResultsAt(bytes, lcia.lcia);
+    if (results) lcia.table = lciaTable(results);
+  }
   return Object.assign(new LazyText(textOf), {
     outcome: outcome(ok ? { findings, header, sha256: digest, ...lcia } : { findings }),
     header,

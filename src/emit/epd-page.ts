@@ -2,12 +2,14 @@ import { createHash } from 'node:crypto';
 import type { Dataset } from '../catalog/build.js';
 import type { ReferenceReport } from '../catalog/references.js';
 import type { ResolvedConfig } from '../config/load.js';
-import { pickText, type LangText } from '../parse/extract.js';
-import { ADDITIONAL_INDICATORS, MODULE_ORDER, readLciaResults, type LciaResult } from '../parse/lcia.js';
+import { pickText } from '../parse/extract.js';
+import { readLciaResults } from '../parse/lcia.js';
 import { readFileReused, readInput } from '../read/zip.js';
 import { datasetFile, epdPageFile, epdPageUrl, HTML_TYPE, nodeUrl, PROCESSES, SUB_URL, v1EpdFile } from '../site/routes.js';
 import { GENERATOR_NAME, GENERATOR_VERSION } from '../version.js';
-import { best, esc, inLang } from './html.js';
+import type { Spool } from '../util/spool.js';
+import { esc, inLang, shown } from '../html/text.js';
+import { lciaTable } from '../html/lcia-table.js';
 import { publishedDocuments, type PlannedFile } from './files.js';
 
 /** Bump when the page's layout changes, so an incremental build does not reuse older pages. */
@@ -23,11 +25,12 @@ interface PageContext {
 }
 
 /**
- * One page per EPD (`epd/<uuid>/index.html`). The LCIA results are not in the index, so each page reads its EPD
- * document when it is written: one document in memory at a time, whatever the size of the node. Where the reader
- * recorded the LCIA element's span (Dataset.lcia), only that is cut out and scanned (readLciaResults).
+ * One page per EPD (`epd/<uuid>/index.html`). The LCIA results are not in the index: an EPD read in this build brings
+ * its results table, made by the reader and kept in the catalog's spool (Dataset.table); one taken from the cache
+ * reads its document again when the page is written (one document in memory at a time), and where the reader recorded
+ * the LCIA element's span (Dataset.lcia), only that is cut out and scanned (readLciaResults).
  */
-export function planEpdPages(epds: readonly Dataset[], cfg: ResolvedConfig, references?: ReferenceReport): PlannedFile[] {
+export function planEpdPages(epds: readonly Dataset[], cfg: ResolvedConfig, references?: ReferenceReport, spool?: Spool): PlannedFile[] {
   // What every page's key shares, serialised once (the node's configuration is most of it): a key hashes the JSON of
   // { d, unit, pdf, zip, base, sets, node }, in that order.
   const shared = JSON.stringify({ base: cfg.baseUrl, sets: cfg.pathSets, node: cfg.node }).slice(1);
@@ -42,12 +45,14 @@ export function planEpdPages(epds: readonly Dataset[], cfg: ResolvedConfig, refe
       contentType: HTML_TYPE,
       source: {
         make: async () => {
+          // Made by the reader in this build (src/catalog/read.ts): no second read of the document.
+          if (d.table && spool) return Buffer.from(renderEpdPage(d, spool.take(d.table), ctx));
           // The digest always: bytes that are not those the reader checked are checked again (readLciaResults).
           const at = { ...(d.lcia ? { span: d.lcia } : {}), sha256: d.sha256 };
           // A plain file in the thread's reused buffer, scanned before anything else can run: the results are strings
           // of their own.
           const bytes = d.file.zip ? await readInput(d.file) : readFileReused(d.file.abs);
-          return Buffer.from(renderEpdPage(d, readLciaResults(bytes, at), ctx));
+          return Buffer.from(renderEpdPage(d, lciaTable(readLciaResults(bytes, at)), ctx));
         },
       },
       key: `page:${key}`,
@@ -55,60 +60,13 @@ export function planEpdPages(epds: readonly Dataset[], cfg: ResolvedConfig, refe
   });
 }
 
-const shown = (ts: readonly LangText[]) => {
-  const t = best(ts);
-  return t ? inLang(t) : '';
-};
-
-/** Columns of the results table: every module (and scenario) the EPD declares, in EN 15804 order. */
-function columns(results: readonly LciaResult[]): { module: string; scenario?: string }[] {
-  const seen = new Map<string, { module: string; scenario?: string }>();
-  for (const r of results) for (const a of r.amounts) seen.set(`${a.module}\u0000${a.scenario ?? ''}`, a);
-  const rank = (m: string) => (MODULE_ORDER.includes(m) ? MODULE_ORDER.indexOf(m) : MODULE_ORDER.length);
-  return [...seen.values()]
-    .map(({ module, scenario }) => ({ module, ...(scenario ? { scenario } : {}) }))
-    .sort((a, b) => rank(a.module) - rank(b.module) || cmpStr(a.module, b.module) || cmpStr(a.scenario ?? '', b.scenario ?? ''));
-}
-const cmpStr = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-function resultsTable(results: readonly LciaResult[]): string {
-  if (!results.length) return '<p>This EPD declares no LCIA results.</p>';
-  const cols = columns(results);
-  const head = cols.map((c) => `<th scope="col">${esc(c.module)}${c.scenario ? `<br><small>${esc(c.scenario)}</small>` : ''}</th>`);
-  const row = (r: LciaResult) => {
-    // The first amount of each module and scenario, as a search of the list per column would find it.
-    const first = new Map<string, LciaResult['amounts'][number]>();
-    for (const x of r.amounts) {
-      const k = `${x.module}\u0000${x.scenario ?? ''}`;
-      if (!first.has(k)) first.set(k, x);
-    }
-    const cells = cols.map((c) => {
-      const a = first.get(`${c.module}\u0000${c.scenario ?? ''}`);
-      // An empty epd:amount: the module is declared without a value for this indicator; absent: no amount. Neither is 0.
-      return `<td>${a === undefined ? '' : a.value === '' ? '<abbr title="no value declared">ND</abbr>' : esc(a.value)}</td>`;
-    });
-    return `<tr><th scope="row">${shown(r.names) || esc(r.method ?? '')}</th><td>${shown(r.units)}</td>${cells.join('')}</tr>`;
-  };
-  const extra = (r: LciaResult) => ADDITIONAL_INDICATORS.has(r.method ?? '');
-  const core = results.filter((r) => !extra(r)).map(row);
-  const additional = results.filter(extra).map(row);
-  const group = (title: string, rows: string[]) =>
-    `<tbody>\n<tr><th colspan="${cols.length + 2}" scope="colgroup" class="group">${title}</th></tr>\n${rows.join('\n')}\n</tbody>`;
-  return [
-    '<div class="scroll" role="region" aria-labelledby="lcia" tabindex="0"><table>',
-    `<thead><tr><th scope="col">Indicator</th><th scope="col">Unit</th>${head.join('')}</tr></thead>`,
-    group('Core indicators', core),
-    ...(additional.length ? [group('Additional indicators', additional)] : []),
-    '</table></div>',
-  ].join('\n');
-}
-
 /** JSON inside a script element: `<` escaped so no text of the file can close the element. */
 function jsonLd(value: unknown): string {
   return JSON.stringify(value, null, 1).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026');
 }
 
-export function renderEpdPage(d: Dataset, results: readonly LciaResult[], { cfg, pdf, zip }: PageContext): string {
+/** The page of EPD `d`; `table` is its LCIA results table (lciaTable). */
+export function renderEpdPage(d: Dataset, table: string, { cfg, pdf, zip }: PageContext): string {
   const h = d.header;
   const p = h.process!;
   const uuid = h.uuid;
@@ -202,7 +160,7 @@ ${facts
 ${links.map(([href, label]) => `<li><a href="${esc(href)}">${esc(label)}</a></li>`).join('\n')}
 </ul>
 <h2 id="lcia">LCIA results by module</h2>
-${resultsTable(results)}
+${table}
 </main>
 </body>
 </html>

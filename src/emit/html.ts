@@ -5,6 +5,7 @@ import { publishedDocuments, type PlanContext } from './files.js';
 import { CATALOGUE_INDEX, datasetFile, epdPageUrl, PROCESSES, routeEnabled, ROUTES, SUB_URL, v1EpdFile } from '../site/routes.js';
 import { pickText, type LangText } from '../parse/extract.js';
 import { GENERATOR_NAME, GENERATOR_VERSION } from '../version.js';
+import { best, esc, inLang } from '../html/text.js';
 
 const read = (name: string) => readFileSync(new URL(`../../templates/${name}`, import.meta.url), 'utf8');
 const template = read('index.html');
@@ -27,25 +28,6 @@ const CSP = [
   "base-uri 'none'",
   "form-action 'none'",
 ].join('; ');
-
-/** The one HTML escape of the site's pages: text and attribute values (names in EPDs are hostile input). */
-export function esc(s: string): string {
-  // Most texts (every LCIA amount of a page) need nothing: one test instead of four replacements.
-  if (!NEEDS_ESCAPE.test(s)) return s;
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
-const NEEDS_ESCAPE = /[&<>"]/;
-
-const LANG_RE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/;
-/** Right-to-left scripts (Hebrew, Arabic, Syriac, Thaana, N'Ko, presentation forms): such a text gets `dir="auto"`. */
-const RTL_RE = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]/;
-/** A text in its own language (`lang` only when the code is well-formed: it comes from the file) and direction. */
-export function inLang(t: LangText, tag = 'span', attrs = ''): string {
-  const lang = LANG_RE.test(t.lang) ? ` lang="${esc(t.lang)}"` : '';
-  return `<${tag}${attrs}${lang}${RTL_RE.test(t.value) ? ' dir="auto"' : ''}>${esc(t.value)}</${tag}>`;
-}
-/** The text shown first: English, else the first language given. */
-export const best = (ts: readonly LangText[]): LangText | undefined => ts.find((t) => t.lang === 'en') ?? ts[0];
 
 /** The routes the catalogue links, by id (src/site/routes.ts). */
 const CATALOGUE = ['list:processes', 'resource-nodeinfo', 'health', 'v1:list', 'v1:health', 'catalogue-index'];

@@ -71,7 +71,7 @@ export function planSite({ catalog, cfg, builtAt, references, lists }: PlanConte
     for (const d of catalog.epds) add(v1EpdFile(d.header.uuid), LIST_XML_TYPE, inputSource(d.file), `sha256:${d.sha256}`);
     whole(V1_LIST, LIST_JSON_TYPE, listKey('v1')('json'), (entry) => v1ListJson(catalog.epds, cfg, entry));
   }
-  append(files, planEpdPages(catalog.epds, cfg, references));
+  append(files, planEpdPages(catalog.epds, cfg, references, catalog.spool));
   const ctx = { catalog, cfg, builtAt, ...(references ? { references } : {}) };
   const rows = catalogueRows(ctx);
   add(CATALOGUE_INDEX, LIST_JSON_TYPE, { text: renderCatalogueIndex(ctx, rows) });

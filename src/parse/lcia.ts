@@ -78,14 +78,23 @@ export interface LciaAt {
  */
 export function readLciaResults(bytes: Uint8Array, at?: LciaAt): LciaResult[] {
   const same = at !== undefined && sha256Of(bytes) === at.sha256;
-  const recorded = same && at.span ? documentAtSpan(bytes, at.span) : undefined;
-  if (recorded !== undefined) return resultsOf(recorded, () => recorded);
+  const recorded = same && at.span ? lciaResultsAt(bytes, at.span) : undefined;
+  if (recorded !== undefined) return recorded;
   // Scanned as bytes: only the LCIAResults element is decoded.
   const src = viewXml(bytes) ?? decodeXml(bytes);
   if ('ok' in src && !src.ok) return [];
   const view = 'ok' in src ? src.text : src;
   if (!same && !wellFormed(view)) return [];
   return resultsOf(splitProcess(view)?.lciaDocument(), () => (typeof view === 'string' ? view : view.decode()));
+}
+
+/**
+ * The LCIA results of an accepted process document at the span the reader recorded, from the bytes it checked (no
+ * digest compared: the caller holds those very bytes); undefined if the span does not fit them.
+ */
+export function lciaResultsAt(bytes: Uint8Array, span: LciaSpan): LciaResult[] | undefined {
+  const recorded = documentAtSpan(bytes, span);
+  return recorded === undefined ? undefined : resultsOf(recorded, () => recorded);
 }
 
 /** checkWellFormed on a view, then (a view cannot judge every name) on the decoded text. */

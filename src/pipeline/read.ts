@@ -25,6 +25,8 @@ export interface ReadStageOptions extends ConfigOverrides {
   xsdBatchSize?: number;
   /** Called as phases progress, for progress bars and CI log lines. */
   onProgress?: (event: ProgressEvent) => void;
+  /** Builds: the readers also make each EPD's LCIA table for its page (Catalog.spool; the caller closes it). */
+  pageTables?: boolean;
 }
 
 export interface ReadStageHooks {
@@ -100,6 +102,7 @@ function catalogOptions(cfg: ResolvedConfig, now: Date, opts: ReadStageOptions):
     validation: cfg.validation,
     now,
     ...(opts.xsdBatchSize ? { xsdBatchSize: opts.xsdBatchSize } : {}),
+    ...(opts.pageTables ? { pages: true } : {}),
   };
 }
 

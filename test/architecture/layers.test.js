@@ -12,6 +12,7 @@ const LAYERS = [
   ['messages'],
   ['read'],
   ['parse'],
+  ['html'],
   ['rules'],
   ['validate'],
   ['config'],

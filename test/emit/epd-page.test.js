@@ -5,7 +5,7 @@ import { join, relative } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { HTML_TYPE, ROUTES, siteContentType } from '../../dist/site/routes.js';
-import { EXAMPLE_DATA, REAL_EPDS, build, buildExample, cleanup, success, tmp, walkFiles } from '../helpers/index.js';
+import { EXAMPLE_CONFIG, EXAMPLE_DATA, REAL_EPDS, build, buildExample, cleanup, success, tmp, walkFiles } from '../helpers/index.js';
 import { zipExports } from '../helpers/zip.js';
 
 const BASE = 'http://localhost:8080';
@@ -155,8 +155,40 @@ page('pages made at the recorded span equal those made by scanning the body agai
   const zips = tmp();
   zipExports(EXAMPLE_DATA, zips);
   const { out: zipOut, result: zipped } = await buildExample({ zipExport: true, inputs: [zips] });
-  assert.ok(zipped.catalog.epds.length >= 5 && zipped.catalog.epds.every((d) => d.file.zip && d.lcia), 'spans of ZIP entries');
+  assert.ok(
+    zipped.catalog.epds.length >= 5 && zipped.catalog.epds.every((d) => d.file.zip && d.lcia && d.table),
+    'spans and tables of ZIP entries',
+  );
   for (const d of epds) assert.is(html(zipOut, d.header.uuid), html(out, d.header.uuid), d.header.uuid);
+});
+
+// The reader makes each EPD's LCIA table while it holds the document's bytes; the page takes it from the catalog's
+// spool instead of reading, hashing and scanning the document again on the main thread.
+page('EPDs read in a build bring their LCIA table from the reader: the same pages, no second read; validate makes none', async () => {
+  const { readStage } = await import('../../dist/index.js');
+  const { planEpdPages } = await import('../../dist/emit/epd-page.js');
+  const opts = { config: EXAMPLE_CONFIG, zipExport: true, now: new Date('2026-01-02T03:04:05Z') };
+  const r = await readStage({ ...opts, pageTables: true });
+  const made = (spool) =>
+    Promise.all(planEpdPages(r.catalog.epds, r.cfg, r.references, spool).map((p) => /** @type {any} */ (p.source).make()));
+  try {
+    const epds = r.catalog.epds;
+    assert.ok(r.catalog.spool && epds.length >= 5 && epds.every((d) => d.table), 'every EPD read has its table');
+    const fromSpool = await made(r.catalog.spool);
+    const reread = await made(undefined);
+    epds.forEach((d, i) => {
+      assert.ok(Buffer.from(fromSpool[i]).equals(Buffer.from(reread[i])), d.header.uuid);
+      assert.ok(Buffer.from(fromSpool[i]).equals(readFileSync(join(out, 'epd', d.header.uuid, 'index.html'))), d.header.uuid);
+    });
+    // The table is the spool's, not the document's.
+    const marked = await made(/** @type {any} */ ({ take: () => '<p id="from-the-spool"></p>' }));
+    assert.ok(marked.every((b) => Buffer.from(b).toString('utf8').includes('<p id="from-the-spool"></p>')));
+  } finally {
+    r.catalog.spool?.close();
+  }
+  const v = await readStage(opts);
+  assert.is(v.catalog.spool, undefined, 'validate keeps no tables');
+  assert.ok(v.catalog.epds.every((d) => d.table === undefined));
 });
 
 page('only the v1 path set: the page links the v1 document; no soda4LCA, PDF or ZIP URL, whatever the references hold', async () => {

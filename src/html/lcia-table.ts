@@ -1,0 +1,50 @@
+import { ADDITIONAL_INDICATORS, MODULE_ORDER, type LciaResult } from '../parse/lcia.js';
+import { esc, shown } from './text.js';
+
+/** Columns of the results table: every module (and scenario) the EPD declares, in EN 15804 order. */
+function columns(results: readonly LciaResult[]): { module: string; scenario?: string }[] {
+  const seen = new Map<string, { module: string; scenario?: string }>();
+  for (const r of results) for (const a of r.amounts) seen.set(`${a.module}\u0000${a.scenario ?? ''}`, a);
+  const rank = (m: string) => (MODULE_ORDER.includes(m) ? MODULE_ORDER.indexOf(m) : MODULE_ORDER.length);
+  return [...seen.values()]
+    .map(({ module, scenario }) => ({ module, ...(scenario ? { scenario } : {}) }))
+    .sort((a, b) => rank(a.module) - rank(b.module) || cmpStr(a.module, b.module) || cmpStr(a.scenario ?? '', b.scenario ?? ''));
+}
+const cmpStr = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * The EPD page's table of LCIA results by module (src/emit/epd-page.ts). Only the EPD document knows them, so the
+ * reader renders it while it holds the document's bytes (src/catalog/read.ts); the page's other parts come from the
+ * index.
+ */
+export function lciaTable(results: readonly LciaResult[]): string {
+  if (!results.length) return '<p>This EPD declares no LCIA results.</p>';
+  const cols = columns(results);
+  const head = cols.map((c) => `<th scope="col">${esc(c.module)}${c.scenario ? `<br><small>${esc(c.scenario)}</small>` : ''}</th>`);
+  const row = (r: LciaResult) => {
+    // The first amount of each module and scenario, as a search of the list per column would find it.
+    const first = new Map<string, LciaResult['amounts'][number]>();
+    for (const x of r.amounts) {
+      const k = `${x.module}\u0000${x.scenario ?? ''}`;
+      if (!first.has(k)) first.set(k, x);
+    }
+    const cells = cols.map((c) => {
+      const a = first.get(`${c.module}\u0000${c.scenario ?? ''}`);
+      // An empty epd:amount: the module is declared without a value for this indicator; absent: no amount. Neither is 0.
+      return `<td>${a === undefined ? '' : a.value === '' ? '<abbr title="no value declared">ND</abbr>' : esc(a.value)}</td>`;
+    });
+    return `<tr><th scope="row">${shown(r.names) || esc(r.method ?? '')}</th><td>${shown(r.units)}</td>${cells.join('')}</tr>`;
+  };
+  const extra = (r: LciaResult) => ADDITIONAL_INDICATORS.has(r.method ?? '');
+  const core = results.filter((r) => !extra(r)).map(row);
+  const additional = results.filter(extra).map(row);
+  const group = (title: string, rows: string[]) =>
+    `<tbody>\n<tr><th colspan="${cols.length + 2}" scope="colgroup" class="group">${title}</th></tr>\n${rows.join('\n')}\n</tbody>`;
+  return [
+    '<div class="scroll" role="region" aria-labelledby="lcia" tabindex="0"><table>',
+    `<thead><tr><th scope="col">Indicator</th><th scope="col">Unit</th>${head.join('')}</tr></thead>`,
+    group('Core indicators', core),
+    ...(additional.length ? [group('Additional indicators', additional)] : []),
+    '</table></div>',
+  ].join('\n');
+}
