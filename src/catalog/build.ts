@@ -144,6 +144,14 @@ export interface OutcomeCache {
   record(file: InputFile, st: InputStat | undefined, outcome: ReadOutcome): void;
 }
 
+function newSpool(): Spool | undefined {
+  try {
+    return new Spool();
+  } catch {
+    return undefined;
+  }
+}
+
 /** Read, check and index every input; bad files become findings, never exceptions. */
 export async function buildCatalog(
   files: readonly InputFile[],
@@ -172,12 +180,22 @@ export async function buildCatalog(
   const cache = opts.cache;
   // Every outcome kept is interned: repeated references and strings are held once.
   const interner = opts.interner ?? new Interner();
-  // An outcome's LCIA table goes to the spool as it arrives (to disk, not kept in memory, never into the cache).
-  const spool = opts.pages ? new Spool() : undefined;
+  // An outcome's LCIA table goes to the spool as it arrives (to disk, not kept in memory, never into the cache). A
+  // spool that cannot be made or written (no temporary folder, a full disk) costs only speed: the pages read their
+  // documents again.
+  let spool = opts.pages ? newSpool() : undefined;
   const tables = new Map<number, SpoolSpan>();
   const take = (i: number, o: ReadOutcome): ReadOutcome => {
     if (o.table === undefined) return o;
-    if (spool) tables.set(i, spool.put(o.table));
+    if (spool) {
+      try {
+        tables.set(i, spool.put(o.table));
+      } catch {
+        spool.close();
+        spool = undefined;
+        tables.clear();
+      }
+    }
     delete o.table;
     return o;
   };

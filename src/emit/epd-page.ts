@@ -7,7 +7,7 @@ import { readLciaResults } from '../parse/lcia.js';
 import { readFileReused, readInput } from '../read/zip.js';
 import { datasetFile, epdPageFile, epdPageUrl, HTML_TYPE, nodeUrl, PROCESSES, SUB_URL, v1EpdFile } from '../site/routes.js';
 import { GENERATOR_NAME, GENERATOR_VERSION } from '../version.js';
-import type { Spool } from '../util/spool.js';
+import type { Spool, SpoolSpan } from '../util/spool.js';
 import { esc, inLang, shown } from '../html/text.js';
 import { lciaTable } from '../html/lcia-table.js';
 import { publishedDocuments, type PlannedFile } from './files.js';
@@ -46,7 +46,8 @@ export function planEpdPages(epds: readonly Dataset[], cfg: ResolvedConfig, refe
       source: {
         make: async () => {
           // Made by the reader in this build (src/catalog/read.ts): no second read of the document.
-          if (d.table && spool) return Buffer.from(renderEpdPage(d, spool.take(d.table), ctx));
+          const table = d.table && spool ? spooled(spool, d.table) : undefined;
+          if (table !== undefined) return Buffer.from(renderEpdPage(d, table, ctx));
           // The digest always: bytes that are not those the reader checked are checked again (readLciaResults).
           const at = { ...(d.lcia ? { span: d.lcia } : {}), sha256: d.sha256 };
           // A plain file in the thread's reused buffer, scanned before anything else can run: the results are strings
@@ -58,6 +59,15 @@ export function planEpdPages(epds: readonly Dataset[], cfg: ResolvedConfig, refe
       key: `page:${key}`,
     };
   });
+}
+
+/** A table from the spool; undefined if it cannot be read back (the page then reads its document). */
+function spooled(spool: Spool, at: SpoolSpan): string | undefined {
+  try {
+    return spool.take(at);
+  } catch {
+    return undefined;
+  }
 }
 
 /** JSON inside a script element: `<` escaped so no text of the file can close the element. */

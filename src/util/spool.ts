@@ -65,8 +65,13 @@ export class Spool {
     return b.toString('utf8');
   }
 
+  /** Never throws: a spool is closed on the way out of a failure too. */
   close(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
+    try {
+      if (this.fd !== undefined) closeSync(this.fd);
+    } catch {
+      // Closed already (EBADF): nothing to free.
+    }
     this.fd = undefined;
     this.buf = undefined;
     this.pending = 0;

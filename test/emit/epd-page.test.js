@@ -191,6 +191,25 @@ page('EPDs read in a build bring their LCIA table from the reader: the same page
   assert.ok(v.catalog.epds.every((d) => d.table === undefined));
 });
 
+page('no spool (no temporary folder to make it in): each page reads its document again, the same bytes', async () => {
+  const saved = process.env.TMPDIR;
+  const site = join(tmp(), 'site');
+  process.env.TMPDIR = join(tmp(), 'missing');
+  let other;
+  try {
+    other = {
+      out: site,
+      result: await build({ config: EXAMPLE_CONFIG, out: site, now: new Date('2026-01-02T03:04:05Z'), zipExport: true }),
+    };
+  } finally {
+    if (saved === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = saved;
+  }
+  const epds = other.result.catalog.epds;
+  assert.ok(epds.length >= 5 && epds.every((d) => d.table === undefined), 'no tables kept');
+  for (const d of epds) assert.is(html(other.out, d.header.uuid), html(out, d.header.uuid), d.header.uuid);
+});
+
 page('only the v1 path set: the page links the v1 document; no soda4LCA, PDF or ZIP URL, whatever the references hold', async () => {
   const { planEpdPages } = await import('../../dist/emit/epd-page.js');
   const { extractDataset } = await import('../../dist/parse/extract.js');
