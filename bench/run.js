@@ -224,6 +224,7 @@ const results = {
     buildNoValidation: +(noVal.maxRssKB / 1024).toFixed(0),
     fullBuild: full ? +(full.maxRssKB / 1024).toFixed(0) : null,
     noopRebuild: noop ? +(noop.maxRssKB / 1024).toFixed(0) : null,
+    fullBuildZipExport: zipFull ? +(zipFull.maxRssKB / 1024).toFixed(0) : null,
   },
   ratios: {
     buildNoValidationVsCp: noVal.ms / cpMs,
@@ -291,7 +292,7 @@ if (full) {
 if (zipFull) {
   console.log(
     `--zip-export      ${f(zipFull.ms)}  (${r(results.ratios.fullBuildZipExportVsXmllintSchema)} xmllint --schema; target <= 2.5x)  ` +
-      `peak RSS ${(zipFull.maxRssKB / 1024).toFixed(0)} MB`,
+      `peak RSS ${results.peakRssMB.fullBuildZipExport} MB`,
   );
   const z = zipOnePct.cache;
   console.log(
