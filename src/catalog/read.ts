@@ -226,7 +226,8 @@ export function readDocument(
   const v = opts.validation;
   // Process datasets are read index-only (head parsed, body scanned) unless level 2 must check the whole
   // document itself (docs/performance.md).
-  const quick = (v?.xsd ?? true) || !(v?.structure ?? true) ? readIndexOnly(src, true) : undefined;
+  // With pages, the body scan also collects the LCIA results for the page's table (or leaves them to scanLcia).
+  const quick = (v?.xsd ?? true) || !(v?.structure ?? true) ? readIndexOnly(src, true, opts.pages ?? false) : undefined;
   const parsed: ParseResult = quick ? { ok: true, root: quick.root } : parseChecked(view);
   if (!parsed.ok) {
     const where = { ...(parsed.line ? { line: parsed.line } : {}), ...(parsed.col ? { col: parsed.col } : {}) };
@@ -269,7 +270,7 @@ export function readDocument(
   // The page's table while the bytes are here: the page would read, hash and cut out the same bytes again on the
   // main thread, after the read (docs/performance.md, "LCIA tables made by the reader").
   if (ok && opts.pages && lcia.lcia && header.process?.typeOfDataSet === 'EPD') {
-    const results = lciaResultsAt(bytes, lcia.lcia);
+    const results = quick?.lciaResults ?? lciaResultsAt(bytes, lcia.lcia);
     if (results) lcia.table = lciaTable(results);
   }
   return Object.assign(new LazyText(textOf), {

@@ -2,7 +2,8 @@ import { tableOf } from '../util/memo.js';
 import { refOf, type Ref } from './ref.js';
 import { NS } from './ilcd.js';
 import { fromLatin1, type ByteView } from './safety.js';
-import { attributesOf, newToken, readToken } from './tokens.js';
+import { attributesOf, newToken, readToken, type Token } from './tokens.js';
+import type { LangText } from './ref.js';
 import { checkWellFormed } from './wellformed.js';
 import { attr, child, childrenOf, decodeEntities, parseXml, XML_NS, type XNode } from './xml.js';
 
@@ -23,6 +24,17 @@ export interface BodyFacts {
   amountModules: (string | undefined)[];
 }
 
+/** One impact indicator of an EPD: `LCIAResults/LCIAResult` (ilcd-epd-format.md §4). */
+export interface LciaResult {
+  /** The LCIA method dataset's UUID (identifies the indicator) and its names per language. */
+  method?: string;
+  names: LangText[];
+  /** The unit group's short descriptions (e.g. `kg CO_(2)-Äq.`). */
+  units: LangText[];
+  /** `epd:amount` per module and scenario, in document order; `value` as written, '' when declared but empty. */
+  amounts: { module: string; scenario?: string; value: string }[];
+}
+
 export interface SplitDocument {
   /** The head (everything before the body) closed with the root end tag: a well-formed document when the head is. */
   head: string;
@@ -38,6 +50,12 @@ export interface SplitDocument {
   /** References in the body, with the XPaths a full parse gives them (collectRefs in extract.ts). */
   refs: Ref[];
   body: BodyFacts;
+  /**
+   * With `collectLcia`: the results of the first LCIAResults element, read by this scan: what scanLcia gives for
+   * lciaDocument. Undefined where the scan leaves them to scanLcia (a comment or an element inside a text read, a
+   * namespace declared with white space, a CR or a reference in its value).
+   */
+  lciaResults?: LciaResult[];
 }
 
 /**
@@ -73,6 +91,10 @@ interface Frame {
   name?: [string, string];
   /** What the element is to the scan, when anything (worked out from its parent's role: no walk up the stack). */
   role?: Role;
+  /** What the element is to the LCIA results collected (LciaCollector), and its language or amount. */
+  lcia?: LciaRole;
+  lang?: string;
+  amount?: LciaResult['amounts'][number];
 }
 
 type Role = 'exchanges' | 'exchange' | 'results' | 'result' | 'other' | 'amount';
@@ -107,7 +129,7 @@ const PREFIX: Record<string, string> = { [NS.common]: 'common:', [NS.epd]: 'epd:
  * The document must be well-formed (checkWellFormed): the scan reads tags, not every rule of XML. A ByteView is
  * scanned as bytes; only the head, the spans cut out and the attribute values read are decoded.
  */
-export function splitProcess(src: string | ByteView): SplitDocument | undefined {
+export function splitProcess(src: string | ByteView, collectLcia = false): SplitDocument | undefined {
   const text = typeof src === 'string' ? src : src.text;
   // Values of a view are latin1: decoded before their entities (a reference may stand for a non-ASCII character).
   const value = typeof src === 'string' ? decodeEntities : (v: string) => decodeEntities(fromLatin1(v));
@@ -147,14 +169,19 @@ export function splitProcess(src: string | ByteView): SplitDocument | undefined 
   const t = newToken();
   const xmlnsAt = new Occurs(text, 'xmlns');
   const refAt = new Occurs(text, 'refObjectId');
+  const lc = collectLcia ? new LciaCollector(text, typeof src === 'string' ? (v: string) => v : fromLatin1, rm[3] ?? '') : undefined;
   for (;;) {
     if (!readToken(text, i, t)) return undefined;
     const qname = t.qname;
     if (t.kind === 2) {
+      lc?.markup();
       i = t.end; // comment, CDATA or PI
     } else if (t.kind === 1) {
       const top = stack.pop()!;
-      if (lcia && lcia.frame === top) lcia = { at: lcia.at, end: t.end };
+      if (lc && top.lcia) lc.end(top, stack[stack.length - 1]!, i);
+      if (lcia && lcia.frame === top) {
+        lcia = { at: lcia.at, end: t.end };
+      }
       if (qname !== top.qname) return undefined;
       if (stack.length === 0) {
         if (i !== end || !onlyProlog(text, t.end)) return undefined;
@@ -193,7 +220,13 @@ export function splitProcess(src: string | ByteView): SplitDocument | undefined 
         role = frame.role = roleOf(parent.role, name[0], name[1]);
       }
       if (role === 'exchanges' && !exchangesTag && !t.empty) exchangesTag = { qname, start: slice(i, t.end) };
-      if (role === 'results' && !lcia) lcia = t.empty ? { at: i, end: t.end } : { frame, at: i };
+      if (role === 'results' && !lcia) {
+        lcia = t.empty ? { at: i, end: t.end } : { frame, at: i };
+        if (lc) {
+          lc.plainDeclarations(t);
+          if (!t.empty) frame.lcia = 'lcia';
+        }
+      } else if (lc && (parent.lcia !== undefined || lc.inText())) lc.start(frame, parent.lcia, t);
       if (role === 'result') body.lciaResults++;
       if (role === 'exchange' || role === 'amount' || hasRef) {
         let attrs: Record<string, string> | null | undefined;
@@ -232,10 +265,13 @@ export function splitProcess(src: string | ByteView): SplitDocument | undefined 
     if (!ref) return undefined;
     bodyRefs.push(ref);
   }
+  // No LCIAResults: no results, as scanLcia reads the root alone.
+  const lciaResults = lc?.results();
   return {
     head: `${slice(0, bodyAt)}</${rootQName}>`,
     refs: bodyRefs,
     body,
+    ...(lciaResults ? { lciaResults } : {}),
     lciaDocument() {
       const span = this.lciaSpan();
       return span && lciaDocumentAt(slice, span);
@@ -260,6 +296,8 @@ export interface IndexOnlyRead {
   body: BodyFacts;
   /** splitProcess's lciaSpan: where the EPD page finds the LCIA results again. */
   lcia: LciaSpan | undefined;
+  /** With `collectLcia`, splitProcess's lciaResults. */
+  lciaResults?: LciaResult[];
   /** The references of the whole document, given those extracted from `root`. */
   references(fromRoot: readonly Ref[]): Ref[];
 }
@@ -268,10 +306,10 @@ export interface IndexOnlyRead {
  * Parse the head and the reference exchange only; undefined when the document needs a full parse.
  * `checked`: the whole text passed checkWellFormed, so its parts need no second check.
  */
-export function readIndexOnly(src: string | ByteView, checked = false): IndexOnlyRead | undefined {
+export function readIndexOnly(src: string | ByteView, checked = false, collectLcia = false): IndexOnlyRead | undefined {
   if (!checked && !checkWellFormed(typeof src === 'string' ? src : src.text, undefined, typeof src !== 'string').ok) return undefined;
   checked = true;
-  const split = splitProcess(src);
+  const split = splitProcess(src, collectLcia);
   if (!split) return undefined;
   const head = parseXml(split.head, { checked });
   if (!head.ok) return undefined;
@@ -290,6 +328,7 @@ export function readIndexOnly(src: string | ByteView, checked = false): IndexOnl
     root,
     body: split.body,
     lcia: split.lciaSpan(),
+    ...(split.lciaResults ? { lciaResults: split.lciaResults } : {}),
     // The grafted exchanges were walked out of context: their references come from the scan, with true positions.
     references: (fromRoot) => [...fromRoot.filter((r) => !r.xpath.startsWith('/processDataSet/exchanges/')), ...split.refs],
   };
@@ -301,6 +340,146 @@ export function bodyFactsOf(root: XNode): BodyFacts {
   const amounts = results.flatMap((r) => childrenOf(child(r, NS.common, 'other'), NS.epd, 'amount'));
   return { lciaResults: results.length, amountModules: amounts.map((a) => attr(a, 'module', NS.epd)?.trim()) };
 }
+
+type LciaRole = 'lcia' | 'result' | 'method' | 'other' | 'unit' | 'description' | 'amount';
+
+/**
+ * The LCIA results of the first LCIAResults element, collected from the body scan's tokens as scanLcia (lcia.ts)
+ * collects them from its own scan of the element: the same roles (the first method reference, `common:other` and unit
+ * group reference of a result count), the same texts (trimmed, entities decoded, trimmed) and attribute values. Where
+ * the two could read a document differently it declines, and the caller scans the element: a comment, CDATA, PI or
+ * element inside a text read (scanLcia declines too), a namespace declared with white space at its ends, a CR or a
+ * reference in its value (scanLcia trims and normalises it, the body scan does not). Line ends are normalised as
+ * scanLcia does.
+ */
+class LciaCollector {
+  declined = false;
+  private readonly out: (LciaResult & { seen: number })[] = [];
+  private result: (LciaResult & { seen: number }) | undefined;
+  private textFrom = -1;
+  /** Attributes by tag text as written (exports repeat a few dozen `epd:amount` tags). */
+  private readonly lists = new Map<string, [string, string][]>();
+  private readonly plain = new Map<string, boolean>();
+
+  constructor(
+    private readonly text: string,
+    private readonly decode: (v: string) => string,
+    rootAttrs: string,
+  ) {
+    if (!this.plainAttrs(rootAttrs)) this.declined = true;
+  }
+
+  inText(): boolean {
+    return this.textFrom >= 0;
+  }
+
+  /** A comment, CDATA section or PI. */
+  markup(): void {
+    if (this.textFrom >= 0) this.declined = true;
+  }
+
+  plainDeclarations(t: Token): void {
+    if (!this.plainAttrs(this.text.slice(t.attrsFrom, t.attrsTo))) this.declined = true;
+  }
+
+  start(frame: Frame, pr: LciaRole | undefined, t: Token): void {
+    if (this.declined) return;
+    const raw = this.text.slice(t.attrsFrom, t.attrsTo);
+    if (this.textFrom >= 0 || !this.plainAttrs(raw)) {
+      this.declined = true;
+      return;
+    }
+    const name = nameOf(frame);
+    if (!name) {
+      this.declined = true;
+      return;
+    }
+    const [ns, local] = name;
+    const r = this.result;
+    let role: LciaRole | undefined;
+    if (pr === 'lcia') role = ns === NS.process && local === 'LCIAResult' ? 'result' : undefined;
+    else if (pr === 'result') {
+      if (ns === NS.process && local === 'referenceToLCIAMethodDataSet' && !(r!.seen & 1)) role = 'method';
+      else if (ns === NS.common && local === 'other' && !(r!.seen & 2)) role = 'other';
+      if (role) r!.seen |= role === 'method' ? 1 : 2;
+    } else if (pr === 'other' && ns === NS.epd) {
+      if (local === 'referenceToUnitGroupDataSet' && !(r!.seen & 4)) role = 'unit';
+      else if (local === 'amount') role = 'amount';
+      if (role === 'unit') r!.seen |= 4;
+    } else if ((pr === 'method' || pr === 'unit') && ns === NS.common && local === 'shortDescription') role = 'description';
+    if (!role) return;
+    frame.lcia = role;
+    if (role === 'result') {
+      this.result = { names: [], units: [], amounts: [], seen: 0 };
+      this.out.push(this.result);
+    } else if (role === 'method') {
+      const method = this.attr(raw, frame.scope, 'refObjectId')?.trim().toLowerCase();
+      if (method) r!.method = method;
+    } else if (role === 'description') {
+      const l = this.attr(raw, frame.scope, LANG);
+      frame.lang = l ? l.toLowerCase() : 'en';
+    } else if (role === 'amount') {
+      const module = this.attr(raw, frame.scope, LCIA_MODULE)?.trim();
+      const scenario = this.attr(raw, frame.scope, LCIA_SCENARIO)?.trim();
+      const amount = scenario ? { module: module ?? '', scenario, value: '' } : { module: module ?? '', value: '' };
+      if (t.empty) {
+        if (amount.module) r!.amounts.push(amount);
+      } else frame.amount = amount;
+    }
+    if ((role === 'description' || role === 'amount') && !t.empty) this.textFrom = t.end;
+  }
+
+  /** The end tag (at `lt`) of an element with a role; `parent` is the element around it. */
+  end(top: Frame, parent: Frame, lt: number): void {
+    if (this.declined) return;
+    if (this.textFrom >= 0) {
+      const value = decodeEntities(lf(this.decode(this.text.slice(this.textFrom, lt))).trim()).trim();
+      this.textFrom = -1;
+      if (top.lcia === 'amount') top.amount!.value = value;
+      else if (value !== '') (parent.lcia === 'method' ? this.result!.names : this.result!.units).push({ lang: top.lang ?? 'en', value });
+    }
+    if (top.lcia === 'amount' && top.amount!.module) this.result!.amounts.push(top.amount!);
+  }
+
+  results(): LciaResult[] | undefined {
+    if (this.declined) return undefined;
+    // Key order as extractLciaResults builds them.
+    return this.out.map(({ method, names, units, amounts }) => (method ? { method, names, units, amounts } : { names, units, amounts }));
+  }
+
+  /** Namespace declarations the body scan and scanLcia read alike: no white space at the ends, no reference. */
+  private plainAttrs(raw: string): boolean {
+    if (!raw.includes('xmlns')) return true;
+    let ok = this.plain.get(raw);
+    if (ok === undefined) {
+      ok = this.list(raw).every(([n, v]) => !isXmlns(n) || (v === v.trim() && !v.includes('&') && !v.includes('\r')));
+      this.plain.set(raw, ok);
+    }
+    return ok;
+  }
+
+  private list(raw: string): [string, string][] {
+    let l = this.lists.get(raw);
+    if (!l) this.lists.set(raw, (l = attributesOf(raw)));
+    return l;
+  }
+
+  /** The first attribute named `key` (`local`, or `{uri}local` with the tag's scope): trimmed, then its references decoded. */
+  private attr(raw: string, scope: Map<string, string>, key: string): string | undefined {
+    for (const [n, v] of this.list(raw)) {
+      const c = n.indexOf(':');
+      if ((c < 0 ? n : `{${scope.get(n.slice(0, c))}}${n.slice(c + 1)}`) === key) return decodeEntities(lf(this.decode(v)).trim());
+    }
+    return undefined;
+  }
+}
+
+/** Line ends as scanLcia reads them (it normalises the whole element; a CR LF never spans two of the pieces read). */
+const lf = (s: string): string => (s.includes('\r') ? s.replace(/\r\n?/g, '\n') : s);
+
+const LANG = `{${XML_NS}}lang`;
+const LCIA_MODULE = `{${NS.epd}}module`;
+const LCIA_SCENARIO = `{${NS.epd}}scenario`;
 
 /** [namespace, local name] of an element, worked out once; undefined for an undeclared prefix. */
 function nameOf(f: Frame): [string, string] | undefined {

@@ -1,23 +1,14 @@
 import { createHash } from 'node:crypto';
-import { lciaDocumentAt, splitProcess, type LciaSpan } from './body.js';
+import { lciaDocumentAt, splitProcess, type LciaResult, type LciaSpan } from './body.js';
 import { NS } from './ilcd.js';
 import { decodeXml, viewXml, type ByteView } from './safety.js';
 import { checkWellFormed } from './wellformed.js';
-import { texts, type LangText } from './ref.js';
+import { texts } from './ref.js';
 import { newToken, readToken, attributesOf, type Token } from './tokens.js';
 import { attr, child, childrenOf, decodeEntities, parseXml, XML_NS, type XNode } from './xml.js';
 import { tableOf } from '../util/memo.js';
 
-/** One impact indicator of an EPD: `LCIAResults/LCIAResult` (ilcd-epd-format.md §4). */
-export interface LciaResult {
-  /** The LCIA method dataset's UUID (identifies the indicator) and its names per language. */
-  method?: string;
-  names: LangText[];
-  /** The unit group's short descriptions (e.g. `kg CO_(2)-Äq.`). */
-  units: LangText[];
-  /** `epd:amount` per module and scenario, in document order; `value` as written, '' when declared but empty. */
-  amounts: { module: string; scenario?: string; value: string }[];
-}
+export type { LciaResult } from './body.js';
 
 /** Modules in EN 15804 order; others (never seen) sort after them, as written. */
 export const MODULE_ORDER = ['A1', 'A2', 'A3', 'A1-A3', 'A4', 'A5', 'B1', 'B2', 'B3', 'B4', 'B5', 'B6', 'B7', 'C1', 'C2', 'C3', 'C4', 'D'];

@@ -58,11 +58,21 @@ const lciaPart = (edit) => {
 const AMOUNT = /(<epd:amount epd:module="A5"[^>]*>)([^<]*)(<\/epd:amount>)/;
 const DESCRIPTION = /(<common:shortDescription xml:lang="en">)([^<]*)/;
 const LCIA_VARIANTS = {
-  'comment inside an amount (fast-xml-parser joins the trimmed texts)': [inLcia(AMOUNT, '$1 6<!-- x -->.5 $3'), false],
-  'CDATA inside a description': [inLcia(DESCRIPTION, '$1<![CDATA[ a < b ]]>$2'), false],
-  'an element inside an amount': [inLcia(AMOUNT, '$1$2<b/>$3'), false],
+  'comment inside an amount (fast-xml-parser joins the trimmed texts)': [inLcia(AMOUNT, '$1 6<!-- x -->.5 $3'), false, false],
+  'CDATA inside a description': [inLcia(DESCRIPTION, '$1<![CDATA[ a < b ]]>$2'), false, false],
+  'an element inside an amount': [inLcia(AMOUNT, '$1$2<b/>$3'), false, false],
   'entities, character references and padding': [inLcia(DESCRIPTION, '$1 &amp;&#x20AC; &lt;x&gt; $2 '), true],
-  'CRLF line ends': [ibu.replace(/\n/g, '\r\n'), true],
+  'CR CR LF line ends (the example is CR LF)': [ibu.replace(/\n/g, '\r\n'), true],
+  'LF line ends': [ibu.replace(/\r\n/g, '\n'), true],
+  'CR line ends, and CR LF inside texts and attribute values': [
+    inLcia(AMOUNT, '<epd:amount epd:module="A5\r\n" epd:scenario="S\r\n1">\r\n6.5\r\n\r\n7\r</epd:amount>').replace(/\r\n/g, '\r'),
+    true,
+  ],
+  'a comment between amounts, a PI in a result': [inLcia(AMOUNT, '<!-- a -->$1$2$3<?pi x?>'), true],
+  'non-ASCII names and values, padded xml:lang': [
+    inLcia(DESCRIPTION, '<common:shortDescription xml:lang=" De-AT ">  Treibhauspotenzial € ≥ ä  '),
+    true,
+  ],
   'upper-case and empty xml:lang': [
     inLcia(DESCRIPTION, '<common:shortDescription xml:lang="DE">$2').replace(/xml:lang="en"/, 'xml:lang=""'),
     true,
@@ -94,15 +104,36 @@ const LCIA_VARIANTS = {
 };
 
 for (const [name, variant] of Object.entries(LCIA_VARIANTS)) {
-  const [text, scanned] = /** @type {[string, boolean]} */ (variant);
+  const [text, scanned, collected = true] = /** @type {[string, boolean, boolean?]} */ (variant);
   test(`LCIA results equal a full parse: ${name}`, () => {
     assert.is.not(text, ibu, 'the variant changes the document');
     assert.ok(parseXml(text).ok);
     assert.equal(quick(text), full(text));
     const doc = splitProcess(text).lciaDocument();
     assert.is(scanLcia(doc) !== undefined, scanned, scanned ? 'scanned' : 'left to the parser');
+    // The body scan collects them itself (the reader's page tables), on the text and on a view of the bytes alike,
+    // or leaves them to scanLcia.
+    for (const src of [text, viewXml(Buffer.from(text))]) {
+      const got = splitProcess(src, true).lciaResults;
+      assert.is(got !== undefined, collected, collected ? 'collected by the body scan' : 'left to scanLcia');
+      if (got) assert.equal(got, full(text));
+    }
   });
 }
+
+test('the body scan leaves the results to scanLcia where it reads a namespace otherwise (padding, references)', () => {
+  for (const decl of ['xmlns:q=" http://www.iai.kit.edu/EPD/2013"', 'xmlns:q="http://www.iai.kit.edu/EPD/2013&#x20;"']) {
+    const text = lciaPart((t) =>
+      t.replace('<LCIAResults>', `<LCIAResults ${decl}>`).replace(AMOUNT, '<q:amount q:module="A5">$2</q:amount>'),
+    );
+    assert.is.not(text, ibu);
+    assert.is(splitProcess(text, true).lciaResults, undefined, decl);
+    assert.equal(splitProcess(text, true).lciaDocument(), splitProcess(text).lciaDocument());
+  }
+  const none = ibu.replace(/<LCIAResults>[\s\S]*<\/LCIAResults>/, '');
+  assert.equal(splitProcess(none, true).lciaResults, []);
+  assert.is(splitProcess(ibu).lciaResults, undefined, 'not collected unless asked');
+});
 
 test('scanLcia reads a tag in the scope it is in: the same tags under a redeclared prefix are no EPD amounts', () => {
   // The body scanner refuses such documents (a prefix bound twice), so scanLcia is fed the LCIA document itself.
@@ -113,11 +144,15 @@ test('scanLcia reads a tag in the scope it is in: the same tags under a redeclar
   assert.ok(r[1].amounts.length > 0);
 });
 
-test('every process dataset of the examples: scanned LCIA results equal a full parse', () => {
+test('every process dataset of the examples: scanned LCIA results equal a full parse, collected ones too', () => {
   for (const e of REAL_EPDS) {
     const text = readFileSync(join(EXAMPLE_DATA, e.file), 'utf8');
     const doc = splitProcess(text).lciaDocument();
     assert.equal(scanLcia(doc), extractLciaResults(success(parseXml(doc)).root), e.uuid);
+    const view = viewXml(Buffer.from(text));
+    const collected = splitProcess(view, true).lciaResults;
+    assert.ok(collected, e.uuid);
+    assert.equal(collected, full(text), e.uuid);
   }
 });
 
