@@ -341,7 +341,32 @@ export function bodyFactsOf(root: XNode): BodyFacts {
   return { lciaResults: results.length, amountModules: amounts.map((a) => attr(a, 'module', NS.epd)?.trim()) };
 }
 
-type LciaRole = 'lcia' | 'result' | 'method' | 'other' | 'unit' | 'description' | 'amount';
+export type LciaRole = 'lcia' | 'result' | 'method' | 'other' | 'unit' | 'description' | 'amount';
+
+/**
+ * What an element named [ns, local] is to the LCIA results, given its parent's role (`lcia`: the LCIAResults element).
+ * Only the first method reference, `common:other` and unit group reference of a result count: `result.seen` marks
+ * them as they are met. The rules of extractLciaResults, for scanLcia (lcia.ts) and LciaCollector alike.
+ */
+export function lciaRoleOf(
+  pr: LciaRole | undefined,
+  ns: string,
+  local: string,
+  result: { seen: number } | undefined,
+): LciaRole | undefined {
+  let role: LciaRole | undefined;
+  if (pr === 'lcia') role = ns === NS.process && local === 'LCIAResult' ? 'result' : undefined;
+  else if (pr === 'result') {
+    if (ns === NS.process && local === 'referenceToLCIAMethodDataSet' && !(result!.seen & 1)) role = 'method';
+    else if (ns === NS.common && local === 'other' && !(result!.seen & 2)) role = 'other';
+    if (role) result!.seen |= role === 'method' ? 1 : 2;
+  } else if (pr === 'other' && ns === NS.epd) {
+    if (local === 'referenceToUnitGroupDataSet' && !(result!.seen & 4)) role = 'unit';
+    else if (local === 'amount') role = 'amount';
+    if (role === 'unit') result!.seen |= 4;
+  } else if ((pr === 'method' || pr === 'unit') && ns === NS.common && local === 'shortDescription') role = 'description';
+  return role;
+}
 
 /**
  * The LCIA results of the first LCIAResults element, collected from the body scan's tokens as scanLcia (lcia.ts)
@@ -396,17 +421,7 @@ class LciaCollector {
     }
     const [ns, local] = name;
     const r = this.result;
-    let role: LciaRole | undefined;
-    if (pr === 'lcia') role = ns === NS.process && local === 'LCIAResult' ? 'result' : undefined;
-    else if (pr === 'result') {
-      if (ns === NS.process && local === 'referenceToLCIAMethodDataSet' && !(r!.seen & 1)) role = 'method';
-      else if (ns === NS.common && local === 'other' && !(r!.seen & 2)) role = 'other';
-      if (role) r!.seen |= role === 'method' ? 1 : 2;
-    } else if (pr === 'other' && ns === NS.epd) {
-      if (local === 'referenceToUnitGroupDataSet' && !(r!.seen & 4)) role = 'unit';
-      else if (local === 'amount') role = 'amount';
-      if (role === 'unit') r!.seen |= 4;
-    } else if ((pr === 'method' || pr === 'unit') && ns === NS.common && local === 'shortDescription') role = 'description';
+    const role = lciaRoleOf(pr, ns, local, r);
     if (!role) return;
     frame.lcia = role;
     if (role === 'result') {

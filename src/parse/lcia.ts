@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { lciaDocumentAt, splitProcess, type LciaResult, type LciaSpan } from './body.js';
+import { lciaDocumentAt, lciaRoleOf, splitProcess, type LciaResult, type LciaRole, type LciaSpan } from './body.js';
 import { NS } from './ilcd.js';
 import { decodeXml, viewXml, type ByteView } from './safety.js';
 import { checkWellFormed } from './wellformed.js';
@@ -121,7 +121,7 @@ function documentAtSpan(bytes: Uint8Array, span: LciaSpan): string | undefined {
 /** An open element of scanLcia: its namespace scope and what it is to the results. */
 interface Open {
   scope: Map<string, string>;
-  role: 'lcia' | 'result' | 'method' | 'other' | 'unit' | 'description' | 'amount' | undefined;
+  role: LciaRole | undefined;
   lang?: string;
   amount?: LciaResult['amounts'][number];
 }
@@ -180,17 +180,7 @@ export function scanLcia(doc: string): LciaResult[] | undefined {
       let role: Open['role'];
       // The document holds one LCIAResults, the root's only child (SplitDocument.lciaDocument).
       if (stack.length === 1) role = ns === P && local === 'LCIAResults' ? 'lcia' : undefined;
-      else if (pr === 'lcia') role = ns === P && local === 'LCIAResult' ? 'result' : undefined;
-      else if (pr === 'result') {
-        // Only the first method reference and the first common:other of a result count.
-        if (ns === P && local === 'referenceToLCIAMethodDataSet' && !(result!.seen & 1)) role = 'method';
-        else if (ns === NS.common && local === 'other' && !(result!.seen & 2)) role = 'other';
-        if (role) result!.seen |= role === 'method' ? 1 : 2;
-      } else if (pr === 'other' && ns === NS.epd) {
-        if (local === 'referenceToUnitGroupDataSet' && !(result!.seen & 4)) role = 'unit';
-        else if (local === 'amount') role = 'amount';
-        if (role === 'unit') result!.seen |= 4;
-      } else if ((pr === 'method' || pr === 'unit') && ns === NS.common && local === 'shortDescription') role = 'description';
+      else role = lciaRoleOf(pr, ns, local, result);
       if ((role === 'description' || role === 'amount') && !t.empty) textFrom = t.end;
       const open: Open = { scope: tag.scope, role };
       if (role === 'result') {
