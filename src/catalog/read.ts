@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Finding, Severity } from '../findings.js';
 import { extractDataset, type DatasetHeader } from '../parse/extract.js';
 import { decodeXml, LazyText, viewXml, type ByteView } from '../parse/safety.js';
-import { readIndexOnly, type LciaSpan } from '../parse/body.js';
+import { indexOnlyOf, ProcessScan, type LciaSpan } from '../parse/body.js';
 import { lciaResultsAt } from '../parse/lcia.js';
 import { lciaTable } from '../html/lcia-table.js';
 import { parseChecked, position, type ParseResult } from '../parse/xml.js';
@@ -210,12 +210,20 @@ export function readDocument(
   // Every document is checked whole, whatever the level: only well-formed XML is published. The check runs on the
   // bytes (viewXml) and decodes nothing; a document it cannot pass there is decoded and checked again, and that
   // verdict is the one reported (the two agree on every document the view passes).
+  // Process datasets are read index-only (head parsed, body scanned) unless level 2 must check the whole
+  // document itself (docs/performance.md). The body scan is told the check's tokens: one tokenisation for both.
+  // With pages, the body scan also collects the LCIA results for the page's table (or leaves them to scanLcia).
+  const v = opts.validation;
+  const indexOnly = (v?.xsd ?? true) || !(v?.structure ?? true);
+  const pages = opts.pages ?? false;
   let src: string | ByteView | undefined = viewXml(bytes);
-  if (src && !checkWellFormed(src.text, limits, true).ok) src = undefined;
+  let scan = src && indexOnly ? new ProcessScan(src, pages) : undefined;
+  if (src && !checkWellFormed(src.text, limits, true, scan).ok) src = undefined;
   if (!src) {
     const decoded = decodeXml(bytes);
     if (!decoded.ok) return reject([at(decoded.finding)]);
-    const wf = checkWellFormed(decoded.text, limits);
+    scan = indexOnly ? new ProcessScan(decoded.text, pages) : undefined;
+    const wf = checkWellFormed(decoded.text, limits, false, scan);
     if (!wf.ok) return reject([at(wellFormedFinding(wf, decoded.text))]);
     src = decoded.text;
   }
@@ -223,11 +231,8 @@ export function readDocument(
   let text = typeof src === 'string' ? src : undefined;
   const view = src;
   const textOf = () => (text ??= typeof view === 'string' ? view : view.decode());
-  const v = opts.validation;
-  // Process datasets are read index-only (head parsed, body scanned) unless level 2 must check the whole
-  // document itself (docs/performance.md).
-  // With pages, the body scan also collects the LCIA results for the page's table (or leaves them to scanLcia).
-  const quick = (v?.xsd ?? true) || !(v?.structure ?? true) ? readIndexOnly(src, true, opts.pages ?? false) : undefined;
+  const split = scan?.result();
+  const quick = split && indexOnlyOf(split);
   const parsed: ParseResult = quick ? { ok: true, root: quick.root } : parseChecked(view);
   if (!parsed.ok) {
     const where = { ...(parsed.line ? { line: parsed.line } : {}), ...(parsed.col ? { col: parsed.col } : {}) };

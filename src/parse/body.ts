@@ -2,9 +2,9 @@ import { tableOf } from '../util/memo.js';
 import { refOf, type Ref } from './ref.js';
 import { NS } from './ilcd.js';
 import { fromLatin1, type ByteView } from './safety.js';
-import { attributesOf, newToken, readToken, type Token } from './tokens.js';
+import { attributesOf } from './tokens.js';
 import type { LangText } from './ref.js';
-import { checkWellFormed } from './wellformed.js';
+import { checkWellFormed, type OpenTag, type ShapeLimits, type TokenSink } from './wellformed.js';
 import { attr, child, childrenOf, decodeEntities, parseXml, XML_NS, type XNode } from './xml.js';
 
 /**
@@ -70,12 +70,6 @@ export function lciaDocumentAt(slice: (from: number, to: number) => string, [r0,
   return `${start}${l1 > l0 ? slice(l0, l1) : ''}</${/^<([^\s/>]+)/.exec(start)![1]}>`;
 }
 
-const NAME = '[A-Za-z_][\\w.\\-]*(?::[A-Za-z_][\\w.\\-]*)?';
-/** One markup token at a known `<`: a tag (start, end or empty), a comment, CDATA or a PI. */
-const TOKEN = new RegExp(
-  `<(?:(/)?(${NAME})((?:\\s+${NAME}\\s*=\\s*(?:"[^"<]*"|'[^'<]*'))*)\\s*(/)?>|!--[\\s\\S]*?-->|!\\[CDATA\\[[\\s\\S]*?\\]\\]>|\\?[\\s\\S]*?\\?>)`,
-  'y',
-);
 const BODY_START = /<(?:[A-Za-z_][\w.-]*:)?(?:exchanges|LCIAResults)[\s/>]/g;
 
 /** An open (or, for references, a passed) element. */
@@ -85,8 +79,13 @@ interface Frame {
   /** Parent element (undefined for the root) and this element's position among its same-named siblings. */
   up: Frame | undefined;
   pos: number;
-  /** Children seen so far per qname (created on the first child): final once the element is closed. */
+  /**
+   * Children seen so far per qname: the last run of same-named children in `run` and `runCount` (their name and the
+   * count so far), the others in `counts` (created at the first change of name). Final once the element is closed.
+   */
   counts?: Map<string, number>;
+  run: string | undefined;
+  runCount: number;
   /** [namespace, local name], once asked for. */
   name?: [string, string];
   /** What the element is to the scan, when anything (worked out from its parent's role: no walk up the stack). */
@@ -109,185 +108,254 @@ function roleOf(parent: Role | undefined, ns: string, local: string): Role | und
   return parent === 'other' && ns === NS.epd && local === 'amount' ? 'amount' : undefined;
 }
 
-/** Whether `word` occurs in [from, to) of the text; asked with ever larger `from`, so each occurrence is searched for once. */
-class Occurs {
-  private at = -2;
-  constructor(
-    private readonly text: string,
-    private readonly word: string,
-  ) {}
-  within(from: number, to: number): boolean {
-    if (this.at !== -1 && this.at < from) this.at = this.text.indexOf(this.word, from);
-    return this.at >= 0 && this.at + this.word.length <= to;
-  }
-}
-
 const PREFIX: Record<string, string> = { [NS.common]: 'common:', [NS.epd]: 'epd:', [NS.epd2]: 'epd2:' };
 
 /**
- * Split a process dataset into head and scanned body; undefined when the document is not one this can read safely.
- * The document must be well-formed (checkWellFormed): the scan reads tags, not every rule of XML. A ByteView is
- * scanned as bytes; only the head, the spans cut out and the attribute values read are decoded.
+ * Split a process dataset into head and scanned body; undefined when the document is not well-formed
+ * (checkWellFormed, with `limits`) or not one this can read safely. A ByteView is scanned as bytes; only the head,
+ * the spans cut out and the attribute values read are decoded (a view whose names are not all ASCII is not read).
  */
-export function splitProcess(src: string | ByteView, collectLcia = false): SplitDocument | undefined {
-  const text = typeof src === 'string' ? src : src.text;
-  // Values of a view are latin1: decoded before their entities (a reference may stand for a non-ASCII character).
-  const value = typeof src === 'string' ? decodeEntities : (v: string) => decodeEntities(fromLatin1(v));
-  const slice = typeof src === 'string' ? (a: number, b: number) => text.slice(a, b) : (a: number, b: number) => src.decode(a, b);
-  const rootAt = firstElement(text);
-  if (rootAt < 0) return undefined;
-  TOKEN.lastIndex = rootAt;
-  const rm = TOKEN.exec(text);
-  if (!rm || rm[1] || rm[4] || !rm[2]) return undefined;
-  const rootQName = rm[2];
-  const memo: BodyMemo = { scopes: new Map(), amounts: new Map(), derived: new Map() };
-  const rootScope = declare(new Map([['xml', XML_NS]]), attributesOf(rm[3] ?? ''), value, memo);
-  if (!rootScope) return undefined;
-  const rootNs = rootScope.get(prefixOf(rootQName)) ?? '';
-  if (rootNs !== NS.process || localOf(rootQName) !== 'processDataSet') return undefined;
-  const rootEnd = TOKEN.lastIndex;
-  const rootStart = slice(rootAt, rootEnd);
-  BODY_START.lastIndex = TOKEN.lastIndex;
-  const bm = BODY_START.exec(text);
-  if (!bm) return undefined;
-  const bodyAt = bm.index;
-  const end = text.lastIndexOf(`</${rootQName}`);
-  if (end < bodyAt) return undefined;
+export function splitProcess(src: string | ByteView, collectLcia = false, limits?: ShapeLimits): SplitDocument | undefined {
+  const scan = new ProcessScan(src, collectLcia);
+  return checkWellFormed(typeof src === 'string' ? src : src.text, limits, typeof src !== 'string', scan).ok ? scan.result() : undefined;
+}
 
-  const root: Frame = { qname: rootQName, scope: rootScope, up: undefined, pos: 1 };
-  const stack: Frame[] = [root];
-  const refs: { at: Frame; attrs: Record<string, string> }[] = [];
-  const exchanges = new Map<string, [number, number]>();
-  // Sibling positions are counted per qname: sound while a prefix means one namespace throughout the body.
-  const bound = new Map(rootScope);
-  let exchangesTag: { qname: string; start: string } | undefined;
-  let openExchange: { id: string; at: number } | undefined;
-  // The first LCIAResults element: its frame while open, then its span.
-  let lcia: { frame?: Frame; at: number; end?: number } | undefined;
-  const body: BodyFacts = { lciaResults: 0, amountModules: [] };
-  let i = bodyAt;
-  const t = newToken();
-  const xmlnsAt = new Occurs(text, 'xmlns');
-  const refAt = new Occurs(text, 'refObjectId');
-  const lc = collectLcia ? new LciaCollector(text, typeof src === 'string' ? (v: string) => v : fromLatin1, rm[3] ?? '') : undefined;
-  for (;;) {
-    if (!readToken(text, i, t)) return undefined;
-    const qname = t.qname;
-    if (t.kind === 2) {
-      lc?.markup();
-      i = t.end; // comment, CDATA or PI
-    } else if (t.kind === 1) {
-      const top = stack.pop()!;
-      if (lc && top.lcia) lc.end(top, stack[stack.length - 1]!, i);
-      if (lcia && lcia.frame === top) {
-        lcia = { at: lcia.at, end: t.end };
-      }
-      if (qname !== top.qname) return undefined;
-      if (stack.length === 0) {
-        if (i !== end || !onlyProlog(text, t.end)) return undefined;
-        break;
-      }
-      if (openExchange && stack.length === 2) {
-        exchanges.set(openExchange.id, [openExchange.at, t.end]);
-        openExchange = undefined;
-      }
-      i = t.end;
-    } else {
-      const parent = stack[stack.length - 1]!;
-      const hasXmlns = xmlnsAt.within(t.attrsFrom, t.attrsTo);
-      const hasRef = refAt.within(t.attrsFrom, t.attrsTo);
-      const rawAttrs =
-        hasXmlns || hasRef || parent.role === 'exchanges' || parent.role === 'other' ? text.slice(t.attrsFrom, t.attrsTo) : '';
-      let list: [string, string][] | undefined;
-      let scope = parent.scope;
-      if (hasXmlns) {
-        // Exports repeat the same declarations on every epd:amount: each distinct tag is worked out once per scope.
-        const known = tableOf(memo.scopes, parent.scope);
-        let s = known.get(rawAttrs);
-        if (s === undefined) known.set(rawAttrs, (s = declare(parent.scope, (list = attributesOf(rawAttrs)), value, memo, bound) ?? null));
-        if (!s) return undefined;
-        scope = s;
-      }
-      const counts = (parent.counts ??= new Map<string, number>());
-      const pos = (counts.get(qname) ?? 0) + 1;
-      counts.set(qname, pos);
-      const frame: Frame = { qname, scope, up: parent, pos };
-      // Roles: children of the root and of elements with a role (the LCIA results' epd:amount sit 4 deep).
-      let role: Role | undefined;
-      if (parent === root || parent.role !== undefined) {
-        const name = nameOf(frame);
-        if (!name) return undefined;
-        role = frame.role = roleOf(parent.role, name[0], name[1]);
-      }
-      if (role === 'exchanges' && !exchangesTag && !t.empty) exchangesTag = { qname, start: slice(i, t.end) };
-      if (role === 'results' && !lcia) {
-        lcia = t.empty ? { at: i, end: t.end } : { frame, at: i };
-        if (lc) {
-          lc.plainDeclarations(t);
-          if (!t.empty) frame.lcia = 'lcia';
-        }
-      } else if (lc && (parent.lcia !== undefined || lc.inText())) lc.start(frame, parent.lcia, t);
-      if (role === 'result') body.lciaResults++;
-      if (role === 'exchange' || role === 'amount' || hasRef) {
-        let attrs: Record<string, string> | null | undefined;
-        if (role === 'amount') {
-          // Exports write a few dozen distinct epd:amount tags, each many times: read once per scope.
-          const known = tableOf(memo.amounts, scope);
-          attrs = known.get(rawAttrs);
-          if (attrs === undefined) known.set(rawAttrs, (attrs = readAttrs(list ?? attributesOf(rawAttrs), scope, value) ?? null));
-        } else attrs = readAttrs(list ?? attributesOf(rawAttrs), scope, value);
-        if (!attrs) return undefined;
-        if (attrs['refObjectId'] !== undefined && attrs['type'] !== undefined) {
-          // Short descriptions are kept only on references to sources; those are read by a full parse.
-          if (attrs['type'].trim().toLowerCase() === 'source data set') return undefined;
-          refs.push({ at: frame, attrs });
-        }
-        if (role === 'exchange') {
-          const id = attrs['dataSetInternalID']?.trim();
-          if (id !== undefined && !exchanges.has(id)) {
-            if (t.empty) exchanges.set(id, [i, t.end]);
-            else openExchange = { id, at: i };
-          }
-        }
-        if (role === 'amount') body.amountModules.push(attrs[EPD_MODULE]?.trim());
-      }
-      if (!t.empty) stack.push(frame);
-      i = t.end;
+/**
+ * The body scan of a process dataset, told the tokens of the well-formedness check as it passes them (one
+ * tokenisation of each document, docs/performance.md): head and body split, the body's references with their
+ * XPaths, the reference exchanges, the LCIA facts and, with `collectLcia`, the LCIA results. Give it to
+ * checkWellFormed; once the check has passed, `result()` is what splitProcess returns.
+ */
+export class ProcessScan implements TokenSink {
+  /** 0: before the root; 1: in the head; 2: in the body; 3: after the root; -1: not a document this reads. */
+  private state = 0;
+  private readonly text: string;
+  private readonly value: (v: string) => string;
+  private readonly slice: (from: number, to: number) => string;
+  private readonly memo: BodyMemo = { scopes: new Map(), amounts: new Map(), derived: new Map() };
+  private rootQName = '';
+  private rootAt = 0;
+  private rootEnd = 0;
+  private rootStart = '';
+  private bodyAt = 0;
+  /** Where the root's end tag must be: the last `</root` of the text. */
+  private endAt = 0;
+  private root: Frame | undefined;
+  private readonly stack: Frame[] = [];
+  private readonly refs: { at: Frame; attrs: Record<string, string> }[] = [];
+  private readonly exchanges = new Map<string, [number, number]>();
+  /** Prefixes bound in the body: sibling positions are counted per qname, sound while a prefix means one namespace. */
+  private bound = new Map<string, string>();
+  private exchangesTag: { qname: string; start: string } | undefined;
+  private openExchange: { id: string; at: number } | undefined;
+  /** The first LCIAResults element: its frame while open, then its span. */
+  private lcia: { frame?: Frame; at: number; end?: number } | undefined;
+  private readonly body: BodyFacts = { lciaResults: 0, amountModules: [] };
+  private lc: LciaCollector | undefined;
+
+  constructor(
+    private readonly src: string | ByteView,
+    private readonly collectLcia = false,
+  ) {
+    this.text = typeof src === 'string' ? src : src.text;
+    // Values of a view are latin1: decoded before their entities (a reference may stand for a non-ASCII character).
+    this.value = typeof src === 'string' ? decodeEntities : (v: string) => decodeEntities(fromLatin1(v));
+    this.slice = typeof src === 'string' ? (a: number, b: number) => this.text.slice(a, b) : (a: number, b: number) => src.decode(a, b);
+  }
+
+  open(tag: OpenTag): void {
+    const { lt, name: qname, from, to, end, empty } = tag;
+    if (this.state !== 2 && !this.enter(lt, true)) {
+      if (this.state === 0) this.openRoot(lt, qname, from, to, end, empty);
+      return;
     }
-    const next = text.indexOf('<', i);
-    if (next < 0) return undefined;
-    i = next;
+    if (!plainName(qname)) return this.fail();
+    const memo = this.memo;
+    const parent = this.stack[this.stack.length - 1]!;
+    let hasRef = false;
+    for (let k = 0; k < tag.count; k++) if (tag.names[k] === 'refObjectId') hasRef = true;
+    const rawAttrs = tag.xmlns !== 0 || hasRef || parent.role === 'exchanges' || parent.role === 'other' ? this.text.slice(from, to) : '';
+    let list: [string, string][] | undefined;
+    let scope = parent.scope;
+    // Declarations that change nothing (exports repeat the root's on every epd:amount) leave the scope as it is.
+    if (tag.xmlns === 2) {
+      // Each distinct tag is worked out once per scope.
+      const known = tableOf(memo.scopes, parent.scope);
+      let s = known.get(rawAttrs);
+      if (s === undefined)
+        known.set(rawAttrs, (s = declare(parent.scope, (list = attributesOf(rawAttrs)), this.value, memo, this.bound) ?? null));
+      if (!s) return this.fail();
+      scope = s;
+    }
+    // Sibling positions; a run of same-named siblings (epd:amount) counts without a map.
+    let pos: number;
+    if (qname === parent.run) pos = ++parent.runCount;
+    else {
+      if (parent.run !== undefined) (parent.counts ??= new Map<string, number>()).set(parent.run, parent.runCount);
+      pos = (parent.counts?.get(qname) ?? 0) + 1;
+      parent.run = qname;
+      parent.runCount = pos;
+    }
+    const frame: Frame = { qname, scope, up: parent, pos, run: undefined, runCount: 0 };
+    // Roles: children of the root and of elements with a role (the LCIA results' epd:amount sit 4 deep).
+    let role: Role | undefined;
+    if (parent === this.root || parent.role !== undefined) {
+      const name = nameOf(frame);
+      if (!name) return this.fail();
+      role = frame.role = roleOf(parent.role, name[0], name[1]);
+    }
+    if (role === 'exchanges' && !this.exchangesTag && !empty) this.exchangesTag = { qname, start: this.slice(lt, end) };
+    let attrs: Record<string, string> | null | undefined;
+    if (role === 'exchange' || role === 'amount' || hasRef) {
+      if (role === 'amount') {
+        // Exports write a few dozen distinct epd:amount tags, each many times: read once per scope.
+        const known = tableOf(memo.amounts, scope);
+        attrs = known.get(rawAttrs);
+        if (attrs === undefined) known.set(rawAttrs, (attrs = readAttrs(list ?? attributesOf(rawAttrs), scope, this.value) ?? null));
+      } else attrs = readAttrs(list ?? attributesOf(rawAttrs), scope, this.value);
+      if (!attrs) return this.fail();
+      if (attrs['refObjectId'] !== undefined && attrs['type'] !== undefined) {
+        // Short descriptions are kept only on references to sources; those are read by a full parse.
+        if (attrs['type'].trim().toLowerCase() === 'source data set') return this.fail();
+        this.refs.push({ at: frame, attrs });
+      }
+      if (role === 'exchange') {
+        const id = attrs['dataSetInternalID']?.trim();
+        if (id !== undefined && !this.exchanges.has(id)) {
+          if (empty) this.exchanges.set(id, [lt, end]);
+          else this.openExchange = { id, at: lt };
+        }
+      }
+      if (role === 'amount') this.body.amountModules.push(attrs[EPD_MODULE]?.trim());
+    }
+    const lc = this.lc;
+    if (role === 'results' && !this.lcia) {
+      this.lcia = empty ? { at: lt, end } : { frame, at: lt };
+      if (lc) {
+        lc.plainDeclarations(from, to);
+        if (!empty) frame.lcia = 'lcia';
+      }
+    } else if (lc && (parent.lcia !== undefined || lc.inText())) lc.start(frame, parent.lcia, tag, rawAttrs, attrs ?? undefined);
+    if (role === 'result') this.body.lciaResults++;
+    if (!empty) this.stack.push(frame);
   }
 
-  const bodyRefs: Ref[] = [];
-  for (const r of refs) {
-    const ref = toRef(r.at, r.attrs);
-    if (!ref) return undefined;
-    bodyRefs.push(ref);
+  close(lt: number, qname: string, end: number): void {
+    if (this.state !== 2 && !this.enter(lt, false)) return;
+    const stack = this.stack;
+    const top = stack.pop()!;
+    if (this.lc && top.lcia) this.lc.end(top, stack[stack.length - 1]!, lt);
+    if (this.lcia && this.lcia.frame === top) this.lcia = { at: this.lcia.at, end };
+    if (qname !== top.qname) return this.fail();
+    if (stack.length === 0) {
+      if (lt !== this.endAt) return this.fail(); // a `</root` after the root's end tag, in a comment
+      this.state = 3;
+      return;
+    }
+    if (this.openExchange && stack.length === 2) {
+      this.exchanges.set(this.openExchange.id, [this.openExchange.at, end]);
+      this.openExchange = undefined;
+    }
   }
-  // No LCIAResults: no results, as scanLcia reads the root alone.
-  const lciaResults = lc?.results();
-  return {
-    head: `${slice(0, bodyAt)}</${rootQName}>`,
-    refs: bodyRefs,
-    body,
-    ...(lciaResults ? { lciaResults } : {}),
-    lciaDocument() {
-      const span = this.lciaSpan();
-      return span && lciaDocumentAt(slice, span);
-    },
-    lciaSpan() {
-      // The body was found by a search, not by the tokenizer: it must not start inside a comment, CDATA or a PI.
-      const open = (a: string, b: string) => text.lastIndexOf(a, bodyAt) > text.lastIndexOf(b, bodyAt);
-      if (open('<!--', '-->') || open('<![CDATA[', ']]>') || open('<?', '?>')) return undefined;
-      return lcia?.end === undefined ? [rootAt, rootEnd, 0, 0] : [rootAt, rootEnd, lcia.at, lcia.end];
-    },
-    exchangesDocument(ids) {
-      const spans = ids.flatMap((id) => (exchanges.has(id) ? [exchanges.get(id)!] : []));
-      if (!exchangesTag || !spans.length) return undefined;
-      return `${rootStart}${exchangesTag.start}${spans.map(([a, b]) => slice(a, b)).join('')}</${exchangesTag.qname}></${rootQName}>`;
-    },
-  };
+
+  markup(lt: number): void {
+    if (this.state !== 2 && !this.enter(lt, false)) return;
+    this.lc?.markup();
+  }
+
+  /** Whether a token at `lt`, outside the body so far, is the body's first (it must be a start tag). */
+  private enter(lt: number, open: boolean): boolean {
+    if (this.state !== 1 || lt < this.bodyAt) return false;
+    if (lt !== this.bodyAt || !open) {
+      // The body's start was found in a comment, CDATA or a PI: left to a full parse.
+      this.fail();
+      return false;
+    }
+    this.state = 2;
+    return true;
+  }
+
+  private openRoot(lt: number, qname: string, from: number, to: number, end: number, empty: boolean): void {
+    if (empty || !plainName(qname)) return this.fail();
+    const text = this.text;
+    const rootAttrs = text.slice(from, to);
+    const rootScope = declare(new Map([['xml', XML_NS]]), attributesOf(rootAttrs), this.value, this.memo);
+    if (!rootScope) return this.fail();
+    const rootNs = rootScope.get(prefixOf(qname)) ?? '';
+    if (rootNs !== NS.process || localOf(qname) !== 'processDataSet') return this.fail();
+    BODY_START.lastIndex = end;
+    const bm = BODY_START.exec(text);
+    if (!bm) return this.fail();
+    this.bodyAt = bm.index;
+    this.endAt = text.lastIndexOf(`</${qname}`);
+    if (this.endAt < this.bodyAt) return this.fail();
+    this.rootQName = qname;
+    this.rootAt = lt;
+    this.rootEnd = end;
+    this.rootStart = this.slice(lt, end);
+    this.root = { qname, scope: rootScope, up: undefined, pos: 1, run: undefined, runCount: 0 };
+    this.stack.push(this.root);
+    this.bound = new Map(rootScope);
+    if (this.collectLcia) this.lc = new LciaCollector(text, typeof this.src === 'string' ? (v: string) => v : fromLatin1, rootAttrs);
+    this.state = 1;
+  }
+
+  private fail(): void {
+    this.state = -1;
+  }
+
+  /** The split document, once the well-formedness check has passed every token; undefined if this cannot read it. */
+  result(): SplitDocument | undefined {
+    if (this.state !== 3) return undefined;
+    const bodyRefs: Ref[] = [];
+    for (const r of this.refs) {
+      const ref = toRef(r.at, r.attrs);
+      if (!ref) return undefined;
+      bodyRefs.push(ref);
+    }
+    const { text, slice, bodyAt, rootAt, rootEnd, rootQName, rootStart, exchanges, exchangesTag, lcia } = this;
+    // No LCIAResults: no results, as scanLcia reads the root alone.
+    const lciaResults = this.lc?.results();
+    return {
+      head: `${slice(0, bodyAt)}</${rootQName}>`,
+      refs: bodyRefs,
+      body: this.body,
+      ...(lciaResults ? { lciaResults } : {}),
+      lciaDocument() {
+        const span = this.lciaSpan();
+        return span && lciaDocumentAt(slice, span);
+      },
+      lciaSpan() {
+        // The body was found by a search, not by the tokenizer: it must not start inside a comment, CDATA or a PI.
+        const open = (a: string, b: string) => text.lastIndexOf(a, bodyAt) > text.lastIndexOf(b, bodyAt);
+        if (open('<!--', '-->') || open('<![CDATA[', ']]>') || open('<?', '?>')) return undefined;
+        return lcia?.end === undefined ? [rootAt, rootEnd, 0, 0] : [rootAt, rootEnd, lcia.at, lcia.end];
+      },
+      exchangesDocument(ids) {
+        const spans = ids.flatMap((id) => (exchanges.has(id) ? [exchanges.get(id)!] : []));
+        if (!exchangesTag || !spans.length) return undefined;
+        return `${rootStart}${exchangesTag.start}${spans.map(([a, b]) => slice(a, b)).join('')}</${exchangesTag.qname}></${rootQName}>`;
+      },
+    };
+  }
+}
+
+/**
+ * A name the scan reads: [A-Za-z_][\w.-]* with at most one `:`, followed by a name start (a name the check passed is
+ * made of XML name characters already).
+ */
+function plainName(q: string): boolean {
+  let colon = -1;
+  for (let k = 0; k < q.length; k++) {
+    const c = q.charCodeAt(k);
+    if (c >= 0x80) return false;
+    if (c === 0x3a) {
+      if (colon >= 0 || k === 0) return false;
+      colon = k;
+    }
+  }
+  const s = q.charCodeAt(colon + 1);
+  return (s >= 0x61 && s <= 0x7a) || (s >= 0x41 && s <= 0x5a) || s === 0x5f;
 }
 
 export interface IndexOnlyRead {
@@ -303,14 +371,17 @@ export interface IndexOnlyRead {
 }
 
 /**
- * Parse the head and the reference exchange only; undefined when the document needs a full parse.
- * `checked`: the whole text passed checkWellFormed, so its parts need no second check.
+ * Parse the head and the reference exchange only; undefined when the document needs a full parse (or is not
+ * well-formed).
  */
-export function readIndexOnly(src: string | ByteView, checked = false, collectLcia = false): IndexOnlyRead | undefined {
-  if (!checked && !checkWellFormed(typeof src === 'string' ? src : src.text, undefined, typeof src !== 'string').ok) return undefined;
-  checked = true;
+export function readIndexOnly(src: string | ByteView, collectLcia = false): IndexOnlyRead | undefined {
   const split = splitProcess(src, collectLcia);
-  if (!split) return undefined;
+  return split && indexOnlyOf(split);
+}
+
+/** readIndexOnly of a document split already (ProcessScan, after the well-formedness check passed it). */
+export function indexOnlyOf(split: SplitDocument): IndexOnlyRead | undefined {
+  const checked = true;
   const head = parseXml(split.head, { checked });
   if (!head.ok) return undefined;
   const root = head.root;
@@ -403,14 +474,18 @@ class LciaCollector {
     if (this.textFrom >= 0) this.declined = true;
   }
 
-  plainDeclarations(t: Token): void {
-    if (!this.plainAttrs(this.text.slice(t.attrsFrom, t.attrsTo))) this.declined = true;
+  plainDeclarations(from: number, to: number): void {
+    if (!this.plainAttrs(this.text.slice(from, to))) this.declined = true;
   }
 
-  start(frame: Frame, pr: LciaRole | undefined, t: Token): void {
+  /**
+   * A start tag inside the element; `raw` its attributes as written when the body scan cut them out ('' when not),
+   * `attrs` when the body scan read them (values with their references decoded, not trimmed).
+   */
+  start(frame: Frame, pr: LciaRole | undefined, tag: OpenTag, raw: string, attrs: Record<string, string> | undefined): void {
     if (this.declined) return;
-    const raw = this.text.slice(t.attrsFrom, t.attrsTo);
-    if (this.textFrom >= 0 || !this.plainAttrs(raw)) {
+    // A declaration that changes nothing repeats one in force, which was plain (the root's, or one read here).
+    if (this.textFrom >= 0 || (tag.xmlns === 2 && !this.plainAttrs(raw))) {
       this.declined = true;
       return;
     }
@@ -424,24 +499,27 @@ class LciaCollector {
     const role = lciaRoleOf(pr, ns, local, r);
     if (!role) return;
     frame.lcia = role;
+    if (raw === '' && tag.count > 0) raw = this.text.slice(tag.from, tag.to);
+    // The body scan's values are the ones read here, but for a CR (normalised here first).
+    if (attrs && raw.includes('\r')) attrs = undefined;
     if (role === 'result') {
       this.result = { names: [], units: [], amounts: [], seen: 0 };
       this.out.push(this.result);
     } else if (role === 'method') {
-      const method = this.attr(raw, frame.scope, 'refObjectId')?.trim().toLowerCase();
+      const method = (attrs ? attrs['refObjectId'] : this.attr(raw, frame.scope, 'refObjectId'))?.trim().toLowerCase();
       if (method) r!.method = method;
     } else if (role === 'description') {
       const l = this.attr(raw, frame.scope, LANG);
       frame.lang = l ? l.toLowerCase() : 'en';
     } else if (role === 'amount') {
-      const module = this.attr(raw, frame.scope, LCIA_MODULE)?.trim();
-      const scenario = this.attr(raw, frame.scope, LCIA_SCENARIO)?.trim();
+      const module = (attrs ? attrs[LCIA_MODULE] : this.attr(raw, frame.scope, LCIA_MODULE))?.trim();
+      const scenario = (attrs ? attrs[LCIA_SCENARIO] : this.attr(raw, frame.scope, LCIA_SCENARIO))?.trim();
       const amount = scenario ? { module: module ?? '', scenario, value: '' } : { module: module ?? '', value: '' };
-      if (t.empty) {
+      if (tag.empty) {
         if (amount.module) r!.amounts.push(amount);
       } else frame.amount = amount;
     }
-    if ((role === 'description' || role === 'amount') && !t.empty) this.textFrom = t.end;
+    if ((role === 'description' || role === 'amount') && !tag.empty) this.textFrom = tag.end;
   }
 
   /** The end tag (at `lt`) of an element with a role; `parent` is the element around it. */
@@ -505,13 +583,16 @@ function nameOf(f: Frame): [string, string] | undefined {
   return (f.name = [ns ?? '', localOf(f.qname)]);
 }
 
+/** How many children named `qname` `f` has (so far). */
+const siblings = (f: Frame, qname: string): number => (qname === f.run ? f.runCount : (f.counts?.get(qname) ?? 0));
+
 /** The reference with the XPath collectRefs (extract.ts) gives it: canonical prefixes, positions among same-named siblings. */
 function toRef(at: Frame, attrs: Record<string, string>): Ref | undefined {
   let xpath = '';
   for (let f: Frame = at; f.up; f = f.up) {
     const name = nameOf(f);
     if (!name) return undefined;
-    xpath = `/${PREFIX[name[0]] ?? ''}${name[1]}${f.up.counts!.get(f.qname)! > 1 ? `[${f.pos}]` : ''}${xpath}`;
+    xpath = `/${PREFIX[name[0]] ?? ''}${name[1]}${siblings(f.up, f.qname) > 1 ? `[${f.pos}]` : ''}${xpath}`;
   }
   return refOf((name) => (attrs[name] === undefined ? undefined : own(attrs[name])), [], own(`/processDataSet${xpath}`));
 }
@@ -590,25 +671,6 @@ interface BodyMemo {
   derived: Map<Map<string, string>, Map<string, Map<string, string>>>;
 }
 const EPD_MODULE = `{${NS.epd}}module`;
-
-/** Offset of the root element's `<`, after the XML declaration, comments and PIs; -1 if there is none. */
-function firstElement(text: string): number {
-  let i = 0;
-  for (;;) {
-    const lt = text.indexOf('<', i);
-    if (lt < 0) return -1;
-    if (text.startsWith('<?', lt)) i = text.indexOf('?>', lt) + 2;
-    else if (text.startsWith('<!--', lt)) i = text.indexOf('-->', lt) + 3;
-    else if (text[lt + 1] === '!') return -1;
-    else return lt;
-    if (i < 2) return -1;
-  }
-}
-
-/** After the root end tag: only white space, comments and PIs. */
-function onlyProlog(text: string, from: number): boolean {
-  return /^(?:\s|<!--[\s\S]*?-->|<\?[\s\S]*?\?>)*$/.test(text.slice(from));
-}
 
 function prefixOf(q: string): string {
   const i = q.indexOf(':');

@@ -75,8 +75,10 @@ export function readLciaResults(bytes: Uint8Array, at?: LciaAt): LciaResult[] {
   const src = viewXml(bytes) ?? decodeXml(bytes);
   if ('ok' in src && !src.ok) return [];
   const view = 'ok' in src ? src.text : src;
-  if (!same && !wellFormed(view)) return [];
-  return resultsOf(splitProcess(view)?.lciaDocument(), () => (typeof view === 'string' ? view : view.decode()));
+  // A split document passed the well-formedness check; one the scan does not read is checked on its own.
+  const split = splitProcess(view);
+  if (!split && !same && !wellFormed(view)) return [];
+  return resultsOf(split?.lciaDocument(), () => (typeof view === 'string' ? view : view.decode()));
 }
 
 /**

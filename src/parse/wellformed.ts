@@ -37,6 +37,39 @@ export const DEFAULT_SHAPE_LIMITS: ShapeLimits = {
   maxIndexKB: 1024,
 };
 
+/**
+ * Told each token of the document as the check passes it, in document order (src/parse/body.ts reads the body from
+ * them: one tokenisation for both). A token is told once it is checked; a document that fails later is still
+ * failed, so a sink keeps nothing of a document until the check has passed it.
+ */
+export interface TokenSink {
+  /** A start or empty-element tag (one object, filled again for every tag: read it during the call only). */
+  open(tag: OpenTag): void;
+  /** An end tag at `lt`, `end` the offset after its `>`. */
+  close(lt: number, name: string, end: number): void;
+  /** A comment, CDATA section or processing instruction at `lt`, `end` the offset after it. */
+  markup(lt: number, end: number): void;
+}
+
+export interface OpenTag {
+  /** Offset of its `<`, its name, and the offset after its `>`. */
+  lt: number;
+  name: string;
+  end: number;
+  /** Its attributes as written, [from, to): white space first, up to the `/>` or `>`. */
+  from: number;
+  to: number;
+  empty: boolean;
+  /** Its attribute names, the first `count` of `names`. */
+  names: readonly string[];
+  count: number;
+  /**
+   * Its namespace declarations: 0 none; 1 only ones that bind a prefix to the very value (as written) in force
+   * already, which change nothing; 2 at least one that does.
+   */
+  xmlns: 0 | 1 | 2;
+}
+
 export type WellFormed =
   { ok: true; nodes: number } | { ok: false; ruleId: 'xml-malformed' | 'xml-doctype' | 'xml-limit'; message: string; offset: number };
 
@@ -83,9 +116,9 @@ class Malformed extends Error {
  * character cannot be judged, so it fails; a failure on a view means "check the decoded text", whose verdict (and
  * offset) is the one to report.
  */
-export function checkWellFormed(text: string, limits: ShapeLimits = DEFAULT_SHAPE_LIMITS, bytes = false): WellFormed {
+export function checkWellFormed(text: string, limits: ShapeLimits = DEFAULT_SHAPE_LIMITS, bytes = false, sink?: TokenSink): WellFormed {
   try {
-    return { ok: true, nodes: scan(text, limits, bytes) };
+    return { ok: true, nodes: scan(text, limits, bytes, sink) };
   } catch (e) {
     if (!(e instanceof Malformed)) throw e;
     return { ok: false, ruleId: e.ruleId, message: e.message, offset: e.offset };
@@ -95,7 +128,7 @@ export function checkWellFormed(text: string, limits: ShapeLimits = DEFAULT_SHAP
   }
 }
 
-function scan(text: string, limits: ShapeLimits, bytes: boolean): number {
+function scan(text: string, limits: ShapeLimits, bytes: boolean, sink: TokenSink | undefined): number {
   const bad = BAD_CHAR.exec(text);
   if (bad) {
     throw new Malformed(`character U+${bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')} is not allowed in XML`, bad.index);
@@ -114,7 +147,8 @@ function scan(text: string, limits: ShapeLimits, bytes: boolean): number {
   const declared: (string[] | undefined)[] = [];
   let nodes = 0;
   let rootDone = false;
-  const pos: Pos = { end: 0, quote: 0, n: 0 };
+  const pos: Pos = { end: 0, quote: 0, n: 0, xmlns: 0 };
+  const tag: OpenTag = { lt: 0, name: '', end: 0, from: 0, to: 0, empty: false, names: ATTR_NAMES, count: 0, xmlns: 0 };
   const maxToken = limits.maxTokenKB * 1024;
   for (;;) {
     const lt = text.indexOf('<', i);
@@ -144,6 +178,7 @@ function scan(text: string, limits: ShapeLimits, bytes: boolean): number {
         throw new Malformed('processing instruction without a valid target', lt);
       }
       i = end + 2;
+      sink?.markup(lt, i);
     } else if (c === 0x21 /* ! */) {
       if (text.startsWith('<!--', lt)) {
         const end = text.indexOf('-->', lt + 4);
@@ -151,11 +186,13 @@ function scan(text: string, limits: ShapeLimits, bytes: boolean): number {
         const dash = text.indexOf('--', lt + 4);
         if (dash < end) throw new Malformed('"--" inside a comment', dash);
         i = end + 3;
+        sink?.markup(lt, i);
       } else if (text.startsWith('<![CDATA[', lt)) {
         if (!stack.length) throw new Malformed('CDATA section outside the root element', lt);
         const end = text.indexOf(']]>', lt + 9);
         if (end < 0) throw new Malformed('CDATA section not closed', lt);
         i = end + 3;
+        sink?.markup(lt, i);
       } else if (text.startsWith('<!DOCTYPE', lt)) {
         throw new Malformed(
           stack.length || rootDone
@@ -178,6 +215,7 @@ function scan(text: string, limits: ShapeLimits, bytes: boolean): number {
           unbind(bindings, declared.pop());
           if (!stack.length) rootDone = true;
           i = e + 1;
+          sink?.close(lt, top, i);
           continue;
         }
       }
@@ -192,11 +230,25 @@ function scan(text: string, limits: ShapeLimits, bytes: boolean): number {
       unbind(bindings, declared.pop());
       if (!stack.length) rootDone = true;
       i = END_TAG_END.lastIndex;
+      sink?.close(lt, name, i);
     } else {
       if (rootDone) throw new Malformed('a second root element', lt);
       const name = nameAt(text, lt + 1, pos, bytes);
       if (!name) throw new Malformed('"<" not followed by a tag name (write &lt; in text)', lt);
-      i = startTag(next, lt, name, pos.end, limits, bindings, declared, pos, bytes);
+      const from = pos.end;
+      i = startTag(next, lt, name, from, limits, bindings, declared, pos, bytes);
+      const empty = text.charCodeAt(i - 2) === 0x2f; /* / */
+      if (sink) {
+        tag.lt = lt;
+        tag.name = name;
+        tag.end = i;
+        tag.from = from;
+        tag.to = empty ? i - 2 : i - 1;
+        tag.empty = empty;
+        tag.count = pos.n;
+        tag.xmlns = pos.xmlns;
+        sink.open(tag);
+      }
       nodes += 1 + pos.n;
       if (i - lt > maxToken) {
         const what = `start tag <${name}> of ${kb(i - lt)} KB, over the ${limits.maxTokenKB} KB limit (limits.maxTokenKB)`;
@@ -205,7 +257,7 @@ function scan(text: string, limits: ShapeLimits, bytes: boolean): number {
       if (nodes > limits.maxNodes) {
         throw new Malformed(`more than ${limits.maxNodes} elements and attributes (limits.maxNodes)`, lt, 'xml-limit');
       }
-      if (text.charCodeAt(i - 2) !== 0x2f /* / */) {
+      if (!empty) {
         stack.push(name);
         if (stack.length > limits.maxDepth) {
           throw new Malformed(`elements nested more than ${limits.maxDepth} deep (limits.maxDepth)`, lt, 'xml-limit');
@@ -234,6 +286,7 @@ interface Pos {
   end: number;
   quote: number;
   n: number;
+  xmlns: 0 | 1 | 2;
 }
 
 /** Attribute names and offsets of the start tag being read: reused from tag to tag (one document at a time). */
@@ -320,6 +373,7 @@ function startTag(
   bytes: boolean,
 ): number {
   let n = 0;
+  pos.xmlns = 0;
   let seen: Set<string> | undefined;
   let decl: string[] | undefined;
   const text = next.text;
@@ -346,7 +400,10 @@ function startTag(
       const list = bindings.get(prefix);
       // Exports declare the same namespace on hundreds of elements: the binding in force is reused, not copied again.
       const top = list?.[list.length - 1];
-      const uri = top !== undefined && top.length === vEnd - vStart && text.startsWith(top, vStart) ? top : text.slice(vStart, vEnd);
+      const same = top !== undefined && top.length === vEnd - vStart && text.startsWith(top, vStart);
+      const uri = same ? top : text.slice(vStart, vEnd);
+      if (!same) pos.xmlns = 2;
+      else if (pos.xmlns === 0) pos.xmlns = 1;
       if (prefix === 'xmlns' || (prefix === 'xml') !== (uri === XML_NS) || (prefix !== 'xml' && uri === XMLNS_NS)) {
         throw new Malformed(`reserved namespace binding ${an}="${uri}"`, p);
       }

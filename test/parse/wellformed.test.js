@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert';
 import { readDocument } from '../../dist/catalog/read.js';
 import { decodeXml, viewXml } from '../../dist/parse/safety.js';
 import { checkWellFormed, DEFAULT_SHAPE_LIMITS } from '../../dist/parse/wellformed.js';
+import { newToken, readToken } from '../../dist/parse/tokens.js';
 import { position } from '../../dist/parse/xml.js';
 import { cleanup, EXAMPLE_DATA, failure, success, tmp } from '../helpers/index.js';
 
@@ -210,6 +211,85 @@ test('linear time: a 20 MB document without any & or markup in its text is scann
   const t = performance.now();
   assert.ok(checkWellFormed(text, { ...DEFAULT_SHAPE_LIMITS, maxNodes: 1e7 }).ok);
   assert.ok(performance.now() - t < 20_000, `${performance.now() - t} ms`);
+});
+
+/** The tokens checkWellFormed tells a sink, as [kind, lt, end, name, attributes as written, empty, xmlns]. */
+function told(text, bytes = false) {
+  const out = [];
+  const wf = checkWellFormed(text, undefined, bytes, {
+    open: (t) => out.push([0, t.lt, t.end, t.name, text.slice(t.from, t.to), t.empty, t.names.slice(0, t.count).join(' '), t.xmlns]),
+    close: (lt, name, end) => out.push([1, lt, end, name]),
+    markup: (lt, end) => out.push([2, lt, end]),
+  });
+  return wf.ok ? out : undefined;
+}
+
+/** The same from the scanners' own tokenizer (tokens.ts), walking from `<` to `<`; undefined where it cannot read a name. */
+function readByTokenizer(text) {
+  const out = [];
+  const t = newToken();
+  for (let i = text.indexOf('<'); i >= 0; i = text.indexOf('<', t.end)) {
+    if (!readToken(text, i, t)) return undefined;
+    if (i === 0 && /^<\?xml[ \t\r\n?]/.test(text)) continue; // the XML declaration: not a PI, not told
+    if (t.kind === 2) out.push([2, i, t.end]);
+    else if (t.kind === 1) out.push([1, i, t.end, t.qname]);
+    else out.push([0, i, t.end, t.qname, text.slice(t.attrsFrom, t.attrsTo), t.empty]);
+  }
+  return out;
+}
+
+test('a sink is told every tag, comment, CDATA and PI in document order, as the tokenizer of the scanners reads them', () => {
+  const docs = Object.entries(GOOD);
+  const walk = (d) => {
+    for (const name of readdirSync(d)) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (name.endsWith('.xml')) docs.push([p, readFileSync(p, 'utf8').replace(/^\uFEFF/, '')]);
+    }
+  };
+  walk(EXAMPLE_DATA);
+  let compared = 0;
+  for (const [name, text] of docs) {
+    const got = told(text);
+    assert.ok(got, name);
+    const view = viewXml(Buffer.from(text));
+    // A view's offsets are those of the bytes: the same tokens, at offsets equal where the text is ASCII.
+    const ascii = Buffer.byteLength(text) === text.length;
+    const kept = (tokens) => (ascii ? tokens : tokens.map((t) => [t[0], t[3], t[5], t[6], t[7]]));
+    if (checkWellFormed(view.text, undefined, true).ok) assert.equal(kept(told(view.text, true)), kept(got), `${name} (bytes)`);
+    const want = readByTokenizer(text);
+    if (!want) continue; // a name outside [A-Za-z_][\w.-]* (the tokenizer's)
+    assert.equal(
+      got.map((t) => t.slice(0, 6)),
+      want,
+      name,
+    );
+    compared++;
+  }
+  assert.ok(compared > 200, `${compared} documents compared`);
+  assert.is(told('<a><b/></a'), undefined, 'nothing comes of a document that fails');
+});
+
+test('a sink is told which start tags declare namespaces, and whether any declaration changes a binding', () => {
+  const text =
+    '<a xmlns="urn:d" xmlns:p="urn:p"><b xmlns:p="urn:p" x="1"/><c xmlns:p="urn:q"/><d xmlns:p="urn:p" xmlns:q="urn:q"/>' +
+    '<e p:y=\'2\'/><f xmlns:p = \'urn:p\'/><g xmlns:p="urn:&#112;"/><h xmlns="urn:d"><i xmlns=""/></h></a>';
+  const opens = told(text).filter((t) => t[0] === 0);
+  assert.equal(
+    opens.map((t) => [t[3], t[6], t[7]]),
+    [
+      ['a', 'xmlns xmlns:p', 2],
+      ['b', 'xmlns:p x', 1],
+      ['c', 'xmlns:p', 2],
+      ['d', 'xmlns:p xmlns:q', 2],
+      ['e', 'p:y', 0],
+      ['f', 'xmlns:p', 1],
+      // The same namespace written with a reference: a change as far as the check can tell without decoding.
+      ['g', 'xmlns:p', 2],
+      ['h', 'xmlns', 1],
+      ['i', 'xmlns', 2],
+    ],
+  );
 });
 
 test.run();
