@@ -42,11 +42,11 @@ export interface SplitDocument {
   exchangesDocument(internalIds: readonly string[]): string | undefined;
   /**
    * A document of the root start tag and the `LCIAResults` element alone (the EPD pages' results; an empty root when
-   * there is none); undefined when the head may hide markup (an open comment, CDATA or PI): parse the whole document.
+   * there is none).
    */
-  lciaDocument(): string | undefined;
-  /** Where lciaDocument's parts lie in the scanned text (see LciaSpan); undefined as lciaDocument. */
-  lciaSpan(): LciaSpan | undefined;
+  lciaDocument(): string;
+  /** Where lciaDocument's parts lie in the scanned text (see LciaSpan). */
+  lciaSpan(): LciaSpan;
   /** References in the body, with the XPaths a full parse gives them (collectRefs in extract.ts). */
   refs: Ref[];
   body: BodyFacts;
@@ -313,7 +313,7 @@ export class ProcessScan implements TokenSink {
       if (!ref) return undefined;
       bodyRefs.push(ref);
     }
-    const { text, slice, bodyAt, rootAt, rootEnd, rootQName, rootStart, exchanges, exchangesTag, lcia } = this;
+    const { slice, bodyAt, rootAt, rootEnd, rootQName, rootStart, exchanges, exchangesTag, lcia } = this;
     // No LCIAResults: no results, as scanLcia reads the root alone.
     const lciaResults = this.lc?.results();
     return {
@@ -322,13 +322,10 @@ export class ProcessScan implements TokenSink {
       body: this.body,
       ...(lciaResults ? { lciaResults } : {}),
       lciaDocument() {
-        const span = this.lciaSpan();
-        return span && lciaDocumentAt(slice, span);
+        return lciaDocumentAt(slice, this.lciaSpan());
       },
       lciaSpan() {
-        // The body was found by a search, not by the tokenizer: it must not start inside a comment, CDATA or a PI.
-        const open = (a: string, b: string) => text.lastIndexOf(a, bodyAt) > text.lastIndexOf(b, bodyAt);
-        if (open('<!--', '-->') || open('<![CDATA[', ']]>') || open('<?', '?>')) return undefined;
+        // The body starts at a start tag the check told (enter): never inside a comment, CDATA or a PI.
         return lcia?.end === undefined ? [rootAt, rootEnd, 0, 0] : [rootAt, rootEnd, lcia.at, lcia.end];
       },
       exchangesDocument(ids) {

@@ -125,6 +125,7 @@ export function checkWellFormed(text: string, limits: ShapeLimits = DEFAULT_SHAP
   } finally {
     // A name sliced from the document would keep all of it alive until the next document.
     ATTR_NAMES.fill('');
+    PREFIXED_URI.fill('');
   }
 }
 
@@ -423,27 +424,45 @@ function startTag(
   declared.push(decl);
   pos.n = n;
   checkQName(name, bindings, lt, 'element');
-  // Two prefixes bound to one namespace: the same attribute twice (Namespaces §6.3). Names made from the second
-  // prefixed attribute on (most tags have at most one: xml:lang, epd:module).
-  let firstUri: string | undefined;
-  let firstName = '';
+  // Two prefixes bound to one namespace: the same attribute twice (Namespaces §6.3). The first few prefixed attributes
+  // are compared pair by pair without making names (most tags have one or two: xml:lang, epd:module); a set beyond.
+  let prefixed = 0;
   let expanded: Set<string> | undefined;
   for (let k = 0; k < n; k++) {
     const a = ATTR_NAMES[k]!;
     if (a === 'xmlns' || a.startsWith('xmlns:')) continue;
     const uri = checkQName(a, bindings, ATTR_AT[k]!, 'attribute');
     if (uri === undefined) continue;
-    if (firstUri === undefined) {
-      firstUri = uri;
-      firstName = a;
+    if (prefixed < PAIRWISE) {
+      for (let j = 0; j < prefixed; j++) {
+        if (PREFIXED_URI[j] === uri && sameLocal(ATTR_NAMES[PREFIXED_AT[j]!]!, a)) {
+          throw new Malformed(`attribute ${expandedKey(uri, a)} repeated on <${name}>`, ATTR_AT[k]!);
+        }
+      }
+      PREFIXED_URI[prefixed] = uri;
+      PREFIXED_AT[prefixed++] = k;
       continue;
     }
-    expanded ??= new Set([expandedKey(firstUri, firstName)]);
+    expanded ??= new Set(PREFIXED_URI.map((u, j) => expandedKey(u, ATTR_NAMES[PREFIXED_AT[j]!]!)));
     const key = expandedKey(uri, a);
     if (expanded.has(key)) throw new Malformed(`attribute ${key} repeated on <${name}>`, ATTR_AT[k]!);
     expanded.add(key);
   }
   return end + 1;
+}
+
+/** The prefixed attributes compared pair by pair: their namespaces and indices in ATTR_NAMES. */
+const PAIRWISE = 4;
+const PREFIXED_URI: string[] = new Array<string>(PAIRWISE).fill('');
+const PREFIXED_AT: number[] = new Array<number>(PAIRWISE).fill(0);
+
+/** Whether two prefixed names have the same local part. */
+function sameLocal(a: string, b: string): boolean {
+  const ca = a.indexOf(':');
+  const cb = b.indexOf(':');
+  if (a.length - ca !== b.length - cb) return false;
+  for (let k = 1; ca + k < a.length; k++) if (a.charCodeAt(ca + k) !== b.charCodeAt(cb + k)) return false;
+  return true;
 }
 
 /** Is `name` among the first `n` attribute names of the tag being read? */

@@ -166,6 +166,10 @@ const FINDINGS = [
   ['<p:a xmlns:p="urn:p"></p:b>', 'end tag </p:b> does not match <p:a>', 21],
   ['<a xmlns:p="urn:p" xmlns:q="urn:p" xml:lang="en" p:x="1" q:x="2"/>', 'attribute {urn:p}x repeated on <a>', 56],
   ['<a x="1" x="2"/>', 'attribute x repeated on <a>', 8],
+  // Beyond the first four prefixed attributes (compared pair by pair) a set finds the repeat; a prefix before the local name.
+  ['<a xmlns:p="urn:p" xmlns:q="urn:p" p:a="1" p:b="1" p:c="1" p:d="1" p:e="1" q:e="2"/>', 'attribute {urn:p}e repeated on <a>', 74],
+  ['<a xmlns:p="urn:p" xmlns:q="urn:p" p:a="1" p:b="1" p:c="1" p:d="1" q:b="2"/>', 'attribute {urn:p}b repeated on <a>', 66],
+  ['<a xmlns:p="urn:p" xmlns:q="urn:p" p:ab="1" q:b="1" q:a="1" p:b="1"/>', 'attribute {urn:p}b repeated on <a>', 59],
   ['<a><b></a>', 'end tag </a> does not match <b>', 6],
 ];
 
