@@ -239,17 +239,6 @@ function scan(text: string, limits: ShapeLimits, bytes: boolean, sink: TokenSink
       const from = pos.end;
       i = startTag(next, lt, name, from, limits, bindings, declared, pos, bytes);
       const empty = text.charCodeAt(i - 2) === 0x2f; /* / */
-      if (sink) {
-        tag.lt = lt;
-        tag.name = name;
-        tag.end = i;
-        tag.from = from;
-        tag.to = empty ? i - 2 : i - 1;
-        tag.empty = empty;
-        tag.count = pos.n;
-        tag.xmlns = pos.xmlns;
-        sink.open(tag);
-      }
       nodes += 1 + pos.n;
       if (i - lt > maxToken) {
         const what = `start tag <${name}> of ${kb(i - lt)} KB, over the ${limits.maxTokenKB} KB limit (limits.maxTokenKB)`;
@@ -266,6 +255,18 @@ function scan(text: string, limits: ShapeLimits, bytes: boolean, sink: TokenSink
       } else {
         unbind(bindings, declared.pop());
         if (!stack.length) rootDone = true;
+      }
+      // Told once within the limits: a sink never works on a tag the check is about to refuse (a 50 MB tag).
+      if (sink) {
+        tag.lt = lt;
+        tag.name = name;
+        tag.end = i;
+        tag.from = from;
+        tag.to = empty ? i - 2 : i - 1;
+        tag.empty = empty;
+        tag.count = pos.n;
+        tag.xmlns = pos.xmlns;
+        sink.open(tag);
       }
     }
   }

@@ -296,4 +296,17 @@ test('a sink is told which start tags declare namespaces, and whether any declar
   );
 });
 
+test('a sink is told no tag beyond the shape limits: the check refuses it first', () => {
+  const limits = { ...DEFAULT_SHAPE_LIMITS, maxTokenKB: 1, maxDepth: 3, maxNodes: 6 };
+  const opened = (text) => {
+    const names = [];
+    const wf = checkWellFormed(text, limits, false, { open: (t) => names.push(t.name), close() {}, markup() {} });
+    return ['ruleId' in wf ? wf.ruleId : 'ok', names];
+  };
+  assert.equal(opened(`<a><b x="${'y'.repeat(2000)}"/></a>`), ['xml-limit', ['a']], 'a start tag over maxTokenKB');
+  assert.equal(opened('<a><b><c><d></d></c></b></a>'), ['xml-limit', ['a', 'b', 'c']], 'nested deeper than maxDepth');
+  assert.equal(opened('<a x="1" y="2"><b z="3"/><c/><d/></a>'), ['xml-limit', ['a', 'b', 'c']], 'more nodes than maxNodes');
+  assert.equal(opened('<a><b/></a>'), ['ok', ['a', 'b']]);
+});
+
 test.run();
