@@ -11,7 +11,8 @@ import { attr, child, childrenOf, decodeEntities, parseXml, XML_NS, type XNode }
  * Index-only reading of process datasets (docs/performance.md). The index fields sit in the first
  * sections of a process dataset; `exchanges` and `LCIAResults` (80-90% of an EPD's bytes) are only
  * needed for their references, the reference exchange and the LCIA module codes. So the head is
- * parsed with fast-xml-parser and the body is scanned here, tag by tag, for those facts alone.
+ * parsed into a tree (parseXml) and the body is read here, from the tokens the well-formedness check
+ * tells (ProcessScan), for those facts alone.
  * Anything this scanner does not expect returns undefined and the caller parses the whole
  * document instead, so unusual files lose speed, never correctness.
  */

@@ -1,6 +1,8 @@
 /**
- * The tokenizer of the scanners (src/parse/body.ts, src/parse/lcia.ts): markup of a document checkWellFormed passed,
- * read by hand with indexOf and char codes, a string or a latin1 view of the bytes alike (markup is ASCII).
+ * The tokenizer of scanLcia (src/parse/lcia.ts), which reads a cut-out LCIAResults element on its own (the body scan,
+ * src/parse/body.ts, is told the tokens of checkWellFormed instead), and the attribute reader of both: markup of a
+ * document checkWellFormed passed, read by hand with indexOf and char codes, a string or a latin1 view of the bytes
+ * alike (markup is ASCII).
  */
 
 /** A markup token of a well-formed text: 0 start (or empty-element) tag, 1 end tag, 2 comment, CDATA or PI. */
