@@ -1,10 +1,13 @@
 import { ADDITIONAL_INDICATORS, MODULE_ORDER, type LciaResult } from '../parse/lcia.js';
 import { esc, shown } from './text.js';
 
+/** A column's key: module and scenario. */
+const columnKey = (a: { module: string; scenario?: string }) => `${a.module}\u0000${a.scenario ?? ''}`;
+
 /** Columns of the results table: every module (and scenario) the EPD declares, in EN 15804 order. */
 function columns(results: readonly LciaResult[]): { module: string; scenario?: string }[] {
   const seen = new Map<string, { module: string; scenario?: string }>();
-  for (const r of results) for (const a of r.amounts) seen.set(`${a.module}\u0000${a.scenario ?? ''}`, a);
+  for (const r of results) for (const a of r.amounts) seen.set(columnKey(a), a);
   const rank = (m: string) => (MODULE_ORDER.includes(m) ? MODULE_ORDER.indexOf(m) : MODULE_ORDER.length);
   return [...seen.values()]
     .map(({ module, scenario }) => ({ module, ...(scenario ? { scenario } : {}) }))
@@ -25,11 +28,11 @@ export function lciaTable(results: readonly LciaResult[]): string {
     // The first amount of each module and scenario, as a search of the list per column would find it.
     const first = new Map<string, LciaResult['amounts'][number]>();
     for (const x of r.amounts) {
-      const k = `${x.module}\u0000${x.scenario ?? ''}`;
+      const k = columnKey(x);
       if (!first.has(k)) first.set(k, x);
     }
     const cells = cols.map((c) => {
-      const a = first.get(`${c.module}\u0000${c.scenario ?? ''}`);
+      const a = first.get(columnKey(c));
       // An empty epd:amount: the module is declared without a value for this indicator; absent: no amount. Neither is 0.
       return `<td>${a === undefined ? '' : a.value === '' ? '<abbr title="no value declared">ND</abbr>' : esc(a.value)}</td>`;
     });
