@@ -257,6 +257,7 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
         // The site the last build replaced, kept beside this one as hard links (docs/performance.md, "The spare tree"):
         // not with SOURCE_DATE_EPOCH, whose file times would be set on inodes the live site shares.
         ...(process.env.SOURCE_DATE_EPOCH ? {} : { spare: opts.clean ? ('renew' as const) : ('reuse' as const) }),
+        ...(opts.threads ? { threads: opts.threads } : {}),
       },
       async (dir, known, digests) => {
         // Siblings of the written documents (health, written after them, has none): docs/hosting.md#precompressed-documents.

@@ -3,7 +3,6 @@ import {
   closeSync,
   existsSync,
   fstatSync,
-  linkSync,
   lstatSync,
   mkdirSync,
   openSync,
@@ -12,11 +11,9 @@ import {
   renameSync,
   rmSync,
   statSync,
-  unlinkSync,
   writeFileSync,
   type Stats,
 } from 'node:fs';
-import { copyFile, lstat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
 import type { OutcomeCache } from '../catalog/build.js';
@@ -30,6 +27,7 @@ import { readFileReused } from '../read/zip.js';
 import { eachJsonLine } from '../util/json-files.js';
 import { isInside, toPosix } from '../util/paths.js';
 import { GENERATOR_VERSION } from '../version.js';
+import { keepBlob } from './blobs.js';
 import { BuildManifest, type TreeEntry } from './manifest.js';
 
 /**
@@ -349,28 +347,25 @@ export class BuildCache implements OutcomeCache {
    * Keep a copy of an output that is expensive to make (a ZIP export) beside the cache: a hard link when the cache
    * folder is on the site's file system, else a copy. A failure only costs the next build's time.
    */
-  async keep(file: string, key: string, size: number): Promise<void> {
-    const to = this.blobPath(key);
-    if (
-      this.prev?.blobs[key] === size &&
-      (await lstat(to).then(
-        (s) => s.size === size,
-        () => false,
-      ))
-    ) {
-      this.next.blobs[key] = size;
-      return;
-    }
-    try {
-      // One link per kept file in the usual case (a build keeps one per EPD page): the folder is made once, and a
-      // blob already of that name is looked at only when the link finds one (linkOver).
-      if (!this.blobDirMade) mkdirSync(this.blobDir, { recursive: true });
-      this.blobDirMade = true;
-      if (!linkOver(file, to, size)) await copyFile(file, to);
-      this.next.blobs[key] = size;
-    } catch {
-      // Read-only or full cache folder.
-    }
+  keep(file: string, key: string, size: number): void {
+    const blob = this.blobFor(key);
+    // One link per kept file in the usual case (a build keeps one per EPD page): the folder is made once.
+    if (keepBlob(file, blob.to, size, blob.size === size, this.blobDirMade)) this.kept(key, size);
+    this.blobDirMade = true;
+  }
+
+  /**
+   * Where the file of `key` is kept, and the size of the one the previous build kept there: a file made in another
+   * thread is kept there by that thread (keepBlob), then recorded here (kept).
+   */
+  blobFor(key: string): { to: string; size?: number } {
+    const size = this.prev?.blobs[key];
+    return { to: this.blobPath(key), ...(size !== undefined ? { size } : {}) };
+  }
+
+  /** The file of `key` is kept (keepBlob): the next build may link it. */
+  kept(key: string, size: number): void {
+    this.next.blobs[key] = size;
   }
 
   private blobPath(key: string): string {
@@ -563,30 +558,6 @@ function unpack<T extends object>(o: T, keys: readonly (keyof T & string)[], val
 function known<T>(list: readonly T[], k: number): T {
   if (!(k in list)) throw new Error(`cache: no line ${k}`);
   return list[k]!;
-}
-
-/**
- * Hard-link `from` as `to`; false where no link can be made (another file system, EMLINK). A file already there under
- * that name (a blob named by the same content key, kept by an earlier build whose record this build did not load:
- * --clean, another output) is kept when its size matches, the same trust a recorded blob gets; unlinking and linking
- * it again cost 0.3 ms per EPD page on a clean build over a kept cache. Another file there is replaced.
- */
-function linkOver(from: string, to: string, size: number): boolean {
-  try {
-    linkSync(from, to);
-    return true;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return false;
-  }
-  const st = lstatSync(to, { throwIfNoEntry: false });
-  if (st?.isFile() && st.size === size) return true;
-  unlinkSync(to);
-  try {
-    linkSync(from, to);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Rows of `items`, mapped, in lines of at most LINE_ROWS. */

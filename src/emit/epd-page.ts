@@ -10,7 +10,7 @@ import { GENERATOR_NAME, GENERATOR_VERSION } from '../version.js';
 import type { Spool, SpoolSpan } from '../util/spool.js';
 import { esc, inLang, shown } from '../html/text.js';
 import { lciaTable } from '../html/lcia-table.js';
-import { publishedDocuments, type PlannedFile } from './files.js';
+import { publishedDocuments, type PagePlan, type PlannedFile } from './files.js';
 
 /** Bump when the page's layout changes, so an incremental build does not reuse older pages. */
 const PAGE_FORMAT = 'epdpage/2';
@@ -18,22 +18,22 @@ const PAGE_FORMAT = 'epdpage/2';
 const ROOT = '../../';
 
 /** What a page shows besides its EPD document: the links that exist and the node it belongs to. */
-interface PageContext {
-  cfg: Pick<ResolvedConfig, 'baseUrl' | 'pathSets' | 'node'>;
-  pdf: boolean;
-  zip: boolean;
-}
+type PageContext = PagePlan['ctx'];
+/** What a page is made from: plain data, so the page writer's thread can make it too (src/emit/page-writer.ts). */
+export type PageDataset = Pick<Dataset, 'header' | 'file' | 'sha256' | 'declaredUnit' | 'lcia' | 'table'>;
 
 /**
  * One page per EPD (`epd/<uuid>/index.html`). The LCIA results are not in the index: an EPD read in this build brings
  * its results table, made by the reader and kept in the catalog's spool (Dataset.table); one taken from the cache
  * reads its document again when the page is written (one document in memory at a time), and where the reader recorded
- * the LCIA element's span (Dataset.lcia), only that is cut out and scanned (readLciaResults).
+ * the LCIA element's span (Dataset.lcia), only that is cut out and scanned (readLciaResults). Each planned page also
+ * says what it is made from (PlannedFile.page): the writer may make it in another thread.
  */
 export function planEpdPages(epds: readonly Dataset[], cfg: ResolvedConfig, references?: ReferenceReport, spool?: Spool): PlannedFile[] {
   // What every page's key shares, serialised once (the node's configuration is most of it): a key hashes the JSON of
   // { d, unit, pdf, zip, base, sets, node }, in that order.
   const shared = JSON.stringify({ base: cfg.baseUrl, sets: cfg.pathSets, node: cfg.node }).slice(1);
+  const take = spool && ((at: SpoolSpan) => spool.take(at));
   return epds.map((d) => {
     const uuid = d.header.uuid;
     const ctx: PageContext = { cfg, ...publishedDocuments(uuid, cfg, references) };
@@ -43,28 +43,33 @@ export function planEpdPages(epds: readonly Dataset[], cfg: ResolvedConfig, refe
     return {
       path: epdPageFile(uuid),
       contentType: HTML_TYPE,
-      source: {
-        make: async () => {
-          // Made by the reader in this build (src/catalog/read.ts): no second read of the document.
-          const table = d.table && spool ? spooled(spool, d.table) : undefined;
-          if (table !== undefined) return Buffer.from(renderEpdPage(d, table, ctx));
-          // The digest always: bytes that are not those the reader checked are checked again (readLciaResults).
-          const at = { ...(d.lcia ? { span: d.lcia } : {}), sha256: d.sha256 };
-          // A plain file in the thread's reused buffer, scanned before anything else can run: the results are strings
-          // of their own.
-          const bytes = d.file.zip ? await readInput(d.file) : readFileReused(d.file.abs);
-          return Buffer.from(renderEpdPage(d, lciaTable(readLciaResults(bytes, at)), ctx));
-        },
-      },
+      source: { make: () => pageBytes(d, ctx, take) },
       key: `page:${key}`,
+      page: { d, ctx, ...(spool ? { spool } : {}) },
     };
   });
 }
 
+/**
+ * The bytes of the page of `d`: its LCIA table taken from the spool (`take`) where this build's reader made one, else
+ * made from its document, read again.
+ */
+export async function pageBytes(d: PageDataset, ctx: PageContext, take?: (at: SpoolSpan) => string): Promise<Buffer> {
+  // Made by the reader in this build (src/catalog/read.ts): no second read of the document.
+  const table = d.table && take ? spooled(take, d.table) : undefined;
+  if (table !== undefined) return Buffer.from(renderEpdPage(d, table, ctx));
+  // The digest always: bytes that are not those the reader checked are checked again (readLciaResults).
+  const at = { ...(d.lcia ? { span: d.lcia } : {}), sha256: d.sha256 };
+  // A plain file in the thread's reused buffer, scanned before anything else can run: the results are strings
+  // of their own.
+  const bytes = d.file.zip ? await readInput(d.file) : readFileReused(d.file.abs);
+  return Buffer.from(renderEpdPage(d, lciaTable(readLciaResults(bytes, at)), ctx));
+}
+
 /** A table from the spool; undefined if it cannot be read back (the page then reads its document). */
-function spooled(spool: Spool, at: SpoolSpan): string | undefined {
+function spooled(take: (at: SpoolSpan) => string, at: SpoolSpan): string | undefined {
   try {
-    return spool.take(at);
+    return take(at);
   } catch {
     return undefined;
   }
@@ -76,7 +81,7 @@ function jsonLd(value: unknown): string {
 }
 
 /** The page of EPD `d`; `table` is its LCIA results table (lciaTable). */
-export function renderEpdPage(d: Dataset, table: string, { cfg, pdf, zip }: PageContext): string {
+export function renderEpdPage(d: Pick<Dataset, 'header' | 'declaredUnit'>, table: string, { cfg, pdf, zip }: PageContext): string {
   const h = d.header;
   const p = h.process!;
   const uuid = h.uuid;

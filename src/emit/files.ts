@@ -1,12 +1,13 @@
 import type { Hash } from 'node:crypto';
 import { closeSync, fchmodSync, fstatSync, futimesSync, openSync, readSync, rmSync, writeSync, writevSync } from 'node:fs';
-import type { Catalog } from '../catalog/build.js';
+import type { Catalog, Dataset } from '../catalog/build.js';
 import type { ReferenceReport } from '../catalog/references.js';
 import type { ResolvedConfig } from '../config/load.js';
 import type { InputFile } from '../read/inputs.js';
 import { readInput } from '../read/zip.js';
 import type { ListEntryStore } from './list-entries.js';
 import type { Part } from './stream.js';
+import type { Spool } from '../util/spool.js';
 
 /** One file of the site: where it goes, what it is, and where its bytes come from. */
 export interface PlannedFile {
@@ -25,6 +26,15 @@ export interface PlannedFile {
     | { parts: () => Iterable<Part> };
   /** Content key (same key, same bytes): lets an incremental build reuse the previous site's file. */
   key?: string;
+  /** An EPD's page: what its `make` makes it from, so the writer may make it in its page thread instead (src/emit/page-writer.ts). */
+  page?: PagePlan;
+}
+
+/** What an EPD page is made from (src/emit/epd-page.ts): the EPD, what the page links to, where its LCIA table waits. */
+export interface PagePlan {
+  d: Dataset;
+  ctx: { cfg: Pick<ResolvedConfig, 'baseUrl' | 'pathSets' | 'node'>; pdf: boolean; zip: boolean };
+  spool?: Spool;
 }
 
 export interface PlanContext {

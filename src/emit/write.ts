@@ -26,6 +26,8 @@ import { checkWritable, MOUNT_HINT, outputFailure, removeStaleTemps, removeTree,
 import { describeTree, type TreeRecord } from '../cache/manifest.js';
 import { encodeParts, type Part } from './stream.js';
 import { breather, pool } from '../util/pool.js';
+import { defaultThreads } from '../catalog/pool.js';
+import { PAGE_BATCH, PAGE_BATCHES_OUT, PAGE_THREAD_MIN, pageJob, PageWriter } from './page-writer.js';
 
 /** Written into every site po-node builds, so a later build knows the folder is its own to replace. */
 export const MARKER_FILE = '.po-node.json';
@@ -55,6 +57,8 @@ export interface WriteOptions {
    * this build replaces becomes the next spare. Absent: no spare is used or made.
    */
   spare?: 'reuse' | 'renew';
+  /** Threads to write with: more than one lets the EPD pages be made in a thread of their own (default: every core). */
+  threads?: number;
 }
 
 /** A written tree: in place; `removed` settles (never rejects) once the tree it replaced is deleted or made the spare. */
@@ -155,6 +159,7 @@ async function writeAndSwap(out: string, files: readonly PlannedFile[], o: Write
       made: new Set([tmp]),
       reuse,
       kept: new Map(),
+      pageThread: (o.threads ?? defaultThreads()) > 1,
       ...(reuse ? { expected: new Set<string>() } : {}),
       ...(o.cache ? { cache: o.cache } : {}),
       ...(o.early ? { early: o.early } : {}),
@@ -318,6 +323,8 @@ interface Writer {
   kept: Map<string, number>;
   /** With `reuse`: every path written or kept and its folders (relative), so the rest can be deleted. */
   expected?: Set<string>;
+  /** EPD pages may be made in the page thread (src/emit/page-writer.ts). */
+  pageThread: boolean;
 }
 
 /**
@@ -394,17 +401,17 @@ async function writeFiles(w: Writer, files: readonly PlannedFile[]): Promise<voi
     return true;
   };
   // Several in flight for the files that are made (ZIP exports compress in the thread pool); the writes are synchronous.
+  // The loop lets the event loop run every few ms: the page thread's answers come in through it.
+  const sized = (f: PlannedFile, size: number) => {
+    if (f.key) lead.get(f.key)!.size = size;
+  };
   const make = (rest: PlannedFile[]) =>
     pool(rest, 16, async (f) => {
-      const size = await writeOne(w, f);
-      if (f.key) lead.get(f.key)!.size = size;
+      sized(f, await writeOne(w, f));
+      const b = breathe();
+      if (b) await b;
     });
-  // Documents that get precompressed siblings first (the lists): they are compressed in the thread pool while the
-  // rest is linked and written. After everything else, a 1% rebuild of 10,000 EPDs waited 0.5 s for them.
-  const withSiblings: PlannedFile[] = [];
-  const others: PlannedFile[] = [];
-  for (const f of first) (w.early?.wants(f.path) ? withSiblings : others).push(f);
-  for (const group of [withSiblings, others]) {
+  const linkedOr = async (group: readonly PlannedFile[]) => {
     const rest: PlannedFile[] = [];
     for (const f of group) {
       if (!linked(f)) rest.push(f);
@@ -412,8 +419,27 @@ async function writeFiles(w: Writer, files: readonly PlannedFile[]): Promise<voi
       const b = breathe();
       if (b) await b;
     }
-    await make(rest);
+    return rest;
+  };
+  // The EPD pages to make go to the page thread first, so it works beside everything the main thread writes; the main
+  // thread makes them from the other end once it is done with the rest (pagesAside).
+  const candidates = w.pageThread ? pagesAside(w, first) : [];
+  const pages = candidates.length ? await linkedOr(candidates) : [];
+  const aside = pages.length >= PAGE_THREAD_MIN ? await startAside(w, pages) : undefined;
+  const apart = new Set(candidates);
+  // Documents that get precompressed siblings first (the lists): they are compressed in the thread pool while the
+  // rest is linked and written. After everything else, a 1% rebuild of 10,000 EPDs waited 0.5 s for them.
+  const withSiblings: PlannedFile[] = [];
+  const others: PlannedFile[] = aside ? [] : pages;
+  for (const f of first) if (!apart.has(f)) (w.early?.wants(f.path) ? withSiblings : others).push(f);
+  try {
+    for (const group of [withSiblings, others]) await make(await linkedOr(group));
+  } catch (e) {
+    // Never left writing: the temporary folder is removed after this returns.
+    await aside?.stop();
+    throw e;
   }
+  await aside?.finish(sized);
   // The first file of each key is this build's: linked without looking at it again; a copy where linking fails (EMLINK).
   // In the spare, a link to the same inode as a kept first file is already one.
   for (const f of later) {
@@ -465,23 +491,119 @@ function ensureDir(w: Writer, d: string): void {
   w.made.add(d);
 }
 
+/** EPD pages of `files` the page thread may make: those of one plan (one context and spool), without siblings. */
+function pagesAside(w: Writer, files: readonly PlannedFile[]): PlannedFile[] {
+  const first = files.find((f) => f.page)?.page;
+  if (!first) return [];
+  return files.filter((f) => f.page && f.page.ctx.cfg === first.ctx.cfg && f.page.spool === first.spool && !w.early?.wants(f.path));
+}
+
+/**
+ * EPD pages made in the page thread (src/emit/page-writer.ts) from the front of `pages`, a batch at a time, while the
+ * main thread writes the rest of the site; `finish` then makes them here from the back until the two meet, makes any
+ * the thread did not write, and records them all in their order (the cache's record stays the same whatever the
+ * split). An unchanged page is linked from the previous site or the blob folder here first, as writeOne would.
+ */
+async function startAside(
+  w: Writer,
+  pages: readonly PlannedFile[],
+): Promise<{ finish(sized: (f: PlannedFile, size: number) => void): Promise<void>; stop(): Promise<void> }> {
+  const { cache } = w;
+  const made: { f: PlannedFile; to: string; size?: number; kept?: boolean }[] = [];
+  const reused: [PlannedFile, number][] = [];
+  for (const f of pages) {
+    const to = target(w.dir, f.path);
+    ensureDir(w, dirname(to));
+    const size = await reuseOutput(w, f, to);
+    if (size !== undefined) reused.push([f, size]);
+    else made.push({ f, to });
+  }
+  const { ctx, spool } = pages[0]!.page!;
+  let fd: number | undefined;
+  try {
+    fd = spool?.shared();
+  } catch {
+    // A closed spool: the pages read their documents again.
+  }
+  const writer = made.length ? new PageWriter() : undefined;
+  const jobs = made.map(({ f, to }) => pageJob(to, f.page!, cache && f.key ? cache.blobFor(f.key) : undefined));
+  let front = 0;
+  let back = made.length;
+  // Batches out at a time: the thread has work queued while the main thread writes a large list without a break (its
+  // answers come in only between files).
+  const feed = async () => {
+    while (writer && front < back) {
+      const from = front;
+      front = Math.min(back, front + PAGE_BATCH);
+      const r = await writer.run(ctx.cfg, w.file, fd, jobs.slice(from, front));
+      r?.sizes.forEach((size, k) => Object.assign(made[from + k]!, { size, kept: r.kept[k] }));
+    }
+  };
+  const feeding = Promise.all(Array.from({ length: PAGE_BATCHES_OUT }, feed));
+  // Written here: recorded in the cache below, in order (as writeOne would have).
+  const here = { ...w, cache: undefined };
+  return {
+    async stop() {
+      back = front;
+      await writer?.close();
+      await feeding;
+    },
+    async finish(sized) {
+      const breathe = breather();
+      try {
+        while (front < back) {
+          const m = made[--back]!;
+          m.size = await writeOne(here, m.f);
+          const b = breathe();
+          if (b) await b;
+        }
+        await feeding;
+      } finally {
+        await writer?.close();
+      }
+      for (const [f, size] of reused) sized(f, size);
+      for (const m of made) {
+        const inThread = m.size !== undefined && m.kept !== undefined;
+        // Not written by the thread (it ended, or failed on this page): made here, where a failure is reported.
+        const size = (m.size ??= await writeOne(here, m.f));
+        if (cache && m.f.key) {
+          cache.emitted(m.f.path, m.f.key, size);
+          if (!inThread) cache.keep(m.to, m.f.key, size);
+          else if (m.kept) cache.kept(m.f.key, size);
+        }
+        sized(m.f, size);
+      }
+    },
+  };
+}
+
+/**
+ * An output whose content key is unchanged, hard-linked (or copied) at `to` from the previous site or the cache's blob
+ * folder: its size; undefined when there is none to take.
+ */
+async function reuseOutput(w: Writer, f: PlannedFile, to: string): Promise<number | undefined> {
+  const { cache } = w;
+  const mtime = w.file.mtime;
+  if (!cache || !f.key) return undefined;
+  for (const prev of cache.reusable(f.path, f.key)) {
+    const linked = linkSame(prev.path, to, prev.size);
+    if (linked === undefined && !(prev.blob && (await copySame(prev.path, to, prev.size)))) continue;
+    // A site written by an older po-node may hold files of another mode.
+    if (linked !== SITE_MODES.file) chmodSync(to, SITE_MODES.file);
+    cache.emitted(f.path, f.key, prev.size, prev.blob ? 'blob' : 'site');
+    if (mtime) await utimes(to, mtime, mtime);
+    return prev.size;
+  }
+  return undefined;
+}
+
 /** Write one planned file (or hard-link it from the previous site or the cache when its content key is unchanged); returns its size. */
 async function writeOne(w: Writer, f: PlannedFile): Promise<number> {
   const to = target(w.dir, f.path);
   const { cache } = w;
-  const mtime = w.file.mtime;
   ensureDir(w, dirname(to));
-  if (cache && f.key) {
-    for (const prev of cache.reusable(f.path, f.key)) {
-      const linked = linkSame(prev.path, to, prev.size);
-      if (linked === undefined && !(prev.blob && (await copySame(prev.path, to, prev.size)))) continue;
-      // A site written by an older po-node may hold files of another mode.
-      if (linked !== SITE_MODES.file) chmodSync(to, SITE_MODES.file);
-      cache.emitted(f.path, f.key, prev.size, prev.blob ? 'blob' : 'site');
-      if (mtime) await utimes(to, mtime, mtime);
-      return prev.size;
-    }
-  }
+  const reused = await reuseOutput(w, f, to);
+  if (reused !== undefined) return reused;
   // Bytes keyed by their SHA-256 (datasets, documents) are hashed as they are written: health need not read them back.
   // Documents with precompressed siblings too: their compression starts now, not after the whole site is written.
   const keyed = f.key?.startsWith('sha256:') ?? false;
@@ -508,7 +630,7 @@ async function writeOne(w: Writer, f: PlannedFile): Promise<number> {
   if (cache && f.key) {
     cache.emitted(f.path, f.key, size);
     // Made, not copied (ZIP exports): kept beside the cache for a runner that has no previous site.
-    if (made) await cache.keep(to, f.key, size);
+    if (made) cache.keep(to, f.key, size);
   }
   return size;
 }

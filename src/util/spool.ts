@@ -54,15 +54,18 @@ export class Spool {
     return at;
   }
 
-  take([offset, length]: SpoolSpan): string {
+  take(at: SpoolSpan): string {
     this.flush();
-    const b = Buffer.allocUnsafe(length);
-    for (let n = 0; n < length;) {
-      const got = readSync(this.open(), b, n, length - n, offset + n);
-      if (got === 0) throw new Error(`internal: spool ends before ${offset + length} (${offset + n})`);
-      n += got;
-    }
-    return b.toString('utf8');
+    return readSpan(this.open(), at);
+  }
+
+  /**
+   * The open file, everything put so far written to it: another thread of the process reads it with readSpan (the
+   * page writer's, src/emit/page-writer.ts). Valid until close(); nothing may be put meanwhile.
+   */
+  shared(): number {
+    this.flush();
+    return this.open();
   }
 
   /** Never throws: a spool is closed on the way out of a failure too. */
@@ -100,4 +103,15 @@ export class Spool {
     for (let n = 0; n < b.length;) n += writeSync(this.open(), b, n, b.length - n, this.flushed + n);
     this.flushed += b.length;
   }
+}
+
+/** A string a Spool put at `at`, read from its file by descriptor (positioned reads: any thread of the process). */
+export function readSpan(fd: number, [offset, length]: SpoolSpan): string {
+  const b = Buffer.allocUnsafe(length);
+  for (let n = 0; n < length;) {
+    const got = readSync(fd, b, n, length - n, offset + n);
+    if (got === 0) throw new Error(`internal: spool ends before ${offset + length} (${offset + n})`);
+    n += got;
+  }
+  return b.toString('utf8');
 }

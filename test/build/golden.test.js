@@ -31,7 +31,9 @@ test('the example node is byte-identical to the golden site (ZIP exports off)', 
   compare('example', tree(out));
 });
 
-test('a 450-EPD bench corpus (worker threads) is byte-identical to the golden site (ZIP exports off)', async () => {
+test('a 450-EPD bench corpus (worker threads, the page thread) is byte-identical to the golden site (ZIP exports off)', async () => {
+  const { PAGE_THREAD_MIN } = await import('../../dist/emit/page-writer.js');
+  assert.ok(450 >= PAGE_THREAD_MIN, 'enough EPD pages for the page thread');
   const dir = tmp();
   const corpus = join(dir, 'corpus');
   makeCorpus(corpus, 450);

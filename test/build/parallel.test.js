@@ -1,8 +1,9 @@
 // Reading on worker threads (src/catalog/pool.ts) must not change a byte of the site or the report.
-import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { makeCorpus } from '../helpers/corpus.js';
 import { EXAMPLE_DATA, build, cleanup, tmp, tree } from '../helpers/index.js';
 
 test.after.each(cleanup);
@@ -24,6 +25,42 @@ test('worker threads, small chunks: same tree and findings as one thread, bad fi
   assert.equal(many.summary, one.summary);
   assert.equal(many.findings, one.findings);
   assert.equal(tree(join(dir, 'many')), tree(join(dir, 'one')));
+});
+
+// The page thread (src/emit/page-writer.ts) writes most EPD pages of a large build; the main thread the rest.
+test('the page thread: the same site and the same cache record as one thread; its pages are linked and kept for the next builds', async () => {
+  const { PAGE_THREAD_MIN } = await import('../../dist/emit/page-writer.js');
+  const dir = tmp();
+  const corpus = join(dir, 'corpus');
+  makeCorpus(corpus, PAGE_THREAD_MIN + 20);
+  const opts = { inputs: [corpus], cwd: dir, now, clean: true, level: 1 };
+  const one = await build({ ...opts, out: join(dir, 'one'), threads: 1, cacheDir: join(dir, 'c1') });
+  const two = await build({ ...opts, out: join(dir, 'two'), threads: 2, cacheDir: join(dir, 'c2') });
+  assert.is(two.summary.epds, PAGE_THREAD_MIN + 20);
+  assert.equal(tree(join(dir, 'two')), tree(join(dir, 'one')));
+  await Promise.all([one.settled, two.settled]);
+  // What the cache records of the site (outputs, kept blobs), whatever thread wrote it: the same rows.
+  const rows = (c) => {
+    const file = readdirSync(c).find((f) => f.endsWith('.ndjson'));
+    const lines = readFileSync(join(c, file), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const of = (k) =>
+      lines
+        .filter((l) => l[0] === k)
+        .flatMap((l) => l[2].map((r) => JSON.stringify(r)))
+        .sort();
+    return { outputs: of('O'), blobs: of('B') };
+  };
+  const [r1, r2] = [rows(join(dir, 'c1')), rows(join(dir, 'c2'))];
+  assert.ok(r2.outputs.filter((r) => r.includes('/index.html"')).length > PAGE_THREAD_MIN, 'the pages are recorded');
+  assert.equal(r2, r1);
+  // A runner without the site: every page linked from the blobs the thread kept.
+  rmSync(join(dir, 'two'), { recursive: true, force: true });
+  const fresh = await build({ ...opts, clean: false, out: join(dir, 'two'), threads: 2, cacheDir: join(dir, 'c2') });
+  assert.ok(fresh.cache.fromBlobs >= PAGE_THREAD_MIN + 20, `pages from the blobs: ${fresh.cache.fromBlobs}`);
+  assert.equal(tree(join(dir, 'two')), tree(join(dir, 'one')));
 });
 
 test('a worker that runs out of memory costs time, not results: its chunks are read on the main thread', async () => {

@@ -1,6 +1,6 @@
 // Issue 14: a page per EPD (epd/<uuid>/index.html), built from the five real EPDs of the example node and from a
 // hostile copy of one of them.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -190,6 +190,45 @@ page('EPDs read in a build bring their LCIA table from the reader: the same page
   assert.is(v.catalog.spool, undefined, 'validate keeps no tables');
   assert.ok(v.catalog.epds.every((d) => d.table === undefined));
 });
+
+// The page thread (src/emit/page-writer.ts) makes and writes pages from plain data: the spool read by descriptor.
+page(
+  'the page thread writes the bytes the main thread makes, keeps them as blobs; a page it cannot write is left to the main thread',
+  async () => {
+    const { readStage } = await import('../../dist/index.js');
+    const { planEpdPages } = await import('../../dist/emit/epd-page.js');
+    const { PageWriter, pageJob } = await import('../../dist/emit/page-writer.js');
+    const opts = { config: EXAMPLE_CONFIG, zipExport: true, now: new Date('2026-01-02T03:04:05Z') };
+    const r = await readStage({ ...opts, pageTables: true });
+    const dir = tmp();
+    const writer = new PageWriter();
+    try {
+      const plans = planEpdPages(r.catalog.epds, r.cfg, r.references, r.catalog.spool);
+      const fd = r.catalog.spool.shared();
+      const file = { mode: 0o644, fixMode: false };
+      const jobs = plans.map((p, k) => pageJob(join(dir, `${k}.html`), p.page, { to: join(dir, 'blobs', `${k}`) }));
+      // The second job's folder is missing: not written there, so the main thread must make it.
+      jobs[1] = { ...jobs[1], to: join(dir, 'missing', '1.html') };
+      const reply = await writer.run(r.cfg, file, fd, jobs);
+      assert.ok(reply, 'answered');
+      assert.is(reply.sizes[1], undefined, 'a page it could not write');
+      assert.is(reply.kept[1], false);
+      for (const [k, p] of plans.entries()) {
+        if (k === 1) continue;
+        const want = Buffer.from(await /** @type {any} */ (p.source).make());
+        assert.ok(readFileSync(jobs[k].to).equals(want), `page ${k}: the main thread's bytes`);
+        assert.is(reply.sizes[k], want.length);
+        assert.ok(reply.kept[k] && readFileSync(join(dir, 'blobs', `${k}`)).equals(want), `page ${k} kept`);
+        assert.is(statSync(jobs[k].to).mode & 0o777, 0o644);
+      }
+      await writer.close();
+      assert.is(await writer.run(r.cfg, file, fd, jobs.slice(0, 1)), undefined, 'a closed thread writes nothing');
+    } finally {
+      await writer.close();
+      r.catalog.spool?.close();
+    }
+  },
+);
 
 page('no spool (no temporary folder to make it in): each page reads its document again, the same bytes', async () => {
   const saved = process.env.TMPDIR;
