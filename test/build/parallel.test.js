@@ -63,6 +63,40 @@ test('the page thread: the same site and the same cache record as one thread; it
   assert.equal(tree(join(dir, 'two')), tree(join(dir, 'one')));
 });
 
+// A failure in the write phase while the page thread writes: it is stopped (a thread left running would keep this
+// process alive), its pages go with the temporary folder, and the previous site stays as it was.
+test('a write that fails beside the page thread: the thread stopped, no temporary folder left, the previous site kept', async () => {
+  const { PAGE_THREAD_MIN } = await import('../../dist/emit/page-writer.js');
+  const dir = tmp();
+  const corpus = join(dir, 'corpus');
+  makeCorpus(corpus, PAGE_THREAD_MIN + 20);
+  const out = join(dir, 'site');
+  const opts = { inputs: [corpus], cwd: dir, now, level: 1, threads: 2, out, cacheDir: join(dir, 'cache') };
+  const first = await build(opts);
+  await first.settled;
+  const before = tree(out);
+  const beside = readdirSync(dir).sort();
+  // Every page is made again (--clean), and an input the writer must copy is gone once the write phase starts.
+  const gone = join(corpus, 'processes', readdirSync(join(corpus, 'processes')).sort()[7]);
+  let failed;
+  try {
+    await build({ ...opts, clean: true, onProgress: (p) => p.phase === 'write' && rmSync(gone) });
+  } catch (e) {
+    failed = e;
+  }
+  assert.ok(failed, 'the build failed');
+  // A worker thread still running holds a message port open.
+  assert.not.ok(process.getActiveResourcesInfo().includes('MessagePort'), 'no thread left running');
+  assert.equal(tree(out), before, 'the previous site as it was');
+  assert.equal(
+    readdirSync(dir)
+      .sort()
+      .filter((f) => !f.startsWith('.site.spare')),
+    beside.filter((f) => !f.startsWith('.site.spare')),
+    'no temporary folder left',
+  );
+});
+
 test('a worker that runs out of memory costs time, not results: its chunks are read on the main thread', async () => {
   const { readAll } = await import('../../dist/catalog/pool.js');
   const { discoverInputs } = await import('../../dist/read/inputs.js');
