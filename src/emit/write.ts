@@ -430,10 +430,12 @@ async function writeFiles(w: Writer, files: readonly PlannedFile[]): Promise<voi
   // Documents that get precompressed siblings first (the lists): they are compressed in the thread pool while the
   // rest is linked and written. After everything else, a 1% rebuild of 10,000 EPDs waited 0.5 s for them.
   const withSiblings: PlannedFile[] = [];
-  const others: PlannedFile[] = aside ? [] : pages;
+  const others: PlannedFile[] = [];
   for (const f of first) if (!apart.has(f)) (w.early?.wants(f.path) ? withSiblings : others).push(f);
   try {
     for (const group of [withSiblings, others]) await make(await linkedOr(group));
+    // Too few for the thread: made here (already found not linkable).
+    if (!aside) await make(pages);
   } catch (e) {
     // Never left writing: the temporary folder is removed after this returns.
     await aside?.stop();
