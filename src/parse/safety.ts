@@ -43,7 +43,8 @@ export function decodeXml(bytes: Uint8Array): DecodeResult {
  * decoded text and offsets are byte offsets. The scanners run on it without decoding (0.02 ms instead of 0.2-0.7 ms
  * per EPD); only the parts whose values are read are decoded (`decode`). Undefined when decodeXml would say
  * anything but ok, or might (not UTF-8, a UTF-16 or white-space-only document, another declared encoding, a
- * DOCTYPE, U+FFFE/U+FFFF): the caller then takes decodeXml's path, so findings stay the same.
+ * DOCTYPE), or where checkWellFormed refuses a character (U+FFFE/U+FFFF, C0 controls): the caller then takes
+ * decodeXml's path, so findings stay the same.
  */
 export interface ByteView {
   /** latin1 view of the bytes after a UTF-8 BOM. */
@@ -73,6 +74,9 @@ export function viewXml(input: Uint8Array): ByteView | undefined {
   const bytes = all[0] === 0xef && all[1] === 0xbb && all[2] === 0xbf ? all.subarray(3) : all;
   // U+FFFE and U+FFFF, the only non-ASCII characters checkWellFormed refuses.
   if (bytes.indexOf(NON_CHARS[0]!) >= 0 || bytes.indexOf(NON_CHARS[1]!) >= 0) return undefined;
+  // And the control characters it refuses: the decoded text's check reports where. One search per byte value, each a
+  // native memchr: 0.04 ms for an 80 kB EPD, against 0.12 for the regular expression over the view.
+  for (const c of CONTROL_BYTES) if (bytes.indexOf(c) >= 0) return undefined;
   const text = bytes.toString('latin1');
   // No markup or only white space: decodeXml tells empty documents apart (Unicode white space included).
   if (text.indexOf('<') < 0) return undefined;
@@ -82,6 +86,8 @@ export function viewXml(input: Uint8Array): ByteView | undefined {
 }
 
 const NON_CHARS = [Buffer.from([0xef, 0xbf, 0xbe]), Buffer.from([0xef, 0xbf, 0xbf])];
+/** C0 controls but tab, line feed and carriage return: not allowed anywhere in an XML 1.0 document. */
+const CONTROL_BYTES = [...Array(32).keys()].filter((c) => c !== 0x09 && c !== 0x0a && c !== 0x0d);
 
 /** A string of the view as text: latin1 chars of a multi-byte sequence decoded (ASCII strings stay as they are). */
 export function fromLatin1(s: string): string {

@@ -112,9 +112,9 @@ class Malformed extends Error {
 
 /**
  * Whether `text` (decoded, BOM stripped) is a well-formed, namespace-well-formed XML document without a DTD.
- * `bytes`: the text is a latin1 view of UTF-8 bytes (viewXml): markup reads the same, but a name with a non-ASCII
- * character cannot be judged, so it fails; a failure on a view means "check the decoded text", whose verdict (and
- * offset) is the one to report.
+ * `bytes`: the text is a latin1 view of UTF-8 bytes made by viewXml (which refuses every character XML forbids, so
+ * none is looked for here): markup reads the same, but a name with a non-ASCII character cannot be judged, so it
+ * fails; a failure on a view means "check the decoded text", whose verdict (and offset) is the one to report.
  */
 export function checkWellFormed(text: string, limits: ShapeLimits = DEFAULT_SHAPE_LIMITS, bytes = false, sink?: TokenSink): WellFormed {
   try {
@@ -130,7 +130,7 @@ export function checkWellFormed(text: string, limits: ShapeLimits = DEFAULT_SHAP
 }
 
 function scan(text: string, limits: ShapeLimits, bytes: boolean, sink: TokenSink | undefined): number {
-  const bad = BAD_CHAR.exec(text);
+  const bad = bytes ? null : BAD_CHAR.exec(text);
   if (bad) {
     throw new Malformed(`character U+${bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')} is not allowed in XML`, bad.index);
   }

@@ -120,6 +120,22 @@ const NON_ASCII = {
   'text of many multi-byte characters at the token limit': `<a>${'€'.repeat(1000)}</a>`,
 };
 
+test('the byte view refuses every character the check refuses (so the check need not look for them on a view)', () => {
+  for (let c = 0; c < 0x20; c++) {
+    const doc = `<a b="x${String.fromCharCode(c)}">t</a>`;
+    const allowed = c === 0x09 || c === 0x0a || c === 0x0d;
+    assert.is(viewXml(Buffer.from(doc)) !== undefined, allowed, `U+${c.toString(16).padStart(4, '0')}`);
+    assert.is(checkWellFormed(doc).ok, allowed, `U+${c.toString(16).padStart(4, '0')} decoded`);
+  }
+  for (const ch of ['\ufffe', '\uffff']) assert.is(viewXml(Buffer.from(`<a>${ch}</a>`)), undefined);
+  // Refused by the view, reported by the decoded check: at its line, as before.
+  const got = readDocument(Buffer.from('<a>\n<b>\u0007</b></a>'), { path: 'x.xml' }, {}).outcome.findings;
+  assert.equal(
+    got.map((f) => [f.ruleId, f.line]),
+    [['xml-malformed', 2]],
+  );
+});
+
 test('the byte view agrees with the decoded check: verdict, rule and position of every case', () => {
   const cases = [...Object.values(GOOD), ...Object.values(BAD).map(([t]) => t), ...Object.values(NON_ASCII)];
   const lim = { ...DEFAULT_SHAPE_LIMITS, maxTokenKB: 1 };
