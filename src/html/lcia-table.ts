@@ -1,17 +1,31 @@
 import { ADDITIONAL_INDICATORS, MODULE_ORDER, type LciaResult } from '../parse/lcia.js';
 import { esc, shown } from './text.js';
 
-/** A column's key: module and scenario. */
-const columnKey = (a: { module: string; scenario?: string }) => `${a.module}\u0000${a.scenario ?? ''}`;
+type Amount = LciaResult['amounts'][number];
+/** Columns by module, then scenario ('' for none): no key string made per amount (about 375 on an EPD's table). */
+type ColumnIndex = Map<string, Map<string, number>>;
 
-/** Columns of the results table: every module (and scenario) the EPD declares, in EN 15804 order. */
-function columns(results: readonly LciaResult[]): { module: string; scenario?: string }[] {
-  const seen = new Map<string, { module: string; scenario?: string }>();
-  for (const r of results) for (const a of r.amounts) seen.set(columnKey(a), a);
+/** Columns of the results table: every module (and scenario) the EPD declares, in EN 15804 order; and their index. */
+function columns(results: readonly LciaResult[]): { cols: { module: string; scenario?: string }[]; index: ColumnIndex } {
+  const seen = new Map<string, Map<string, Amount>>();
+  for (const r of results)
+    for (const a of r.amounts) {
+      let byScenario = seen.get(a.module);
+      if (!byScenario) seen.set(a.module, (byScenario = new Map<string, Amount>()));
+      byScenario.set(a.scenario ?? '', a);
+    }
   const rank = (m: string) => (MODULE_ORDER.includes(m) ? MODULE_ORDER.indexOf(m) : MODULE_ORDER.length);
-  return [...seen.values()]
+  const cols = [...seen.values()]
+    .flatMap((m) => [...m.values()])
     .map(({ module, scenario }) => ({ module, ...(scenario ? { scenario } : {}) }))
     .sort((a, b) => rank(a.module) - rank(b.module) || cmpStr(a.module, b.module) || cmpStr(a.scenario ?? '', b.scenario ?? ''));
+  const index: ColumnIndex = new Map();
+  cols.forEach((c, i) => {
+    let byScenario = index.get(c.module);
+    if (!byScenario) index.set(c.module, (byScenario = new Map<string, number>()));
+    byScenario.set(c.scenario ?? '', i);
+  });
+  return { cols, index };
 }
 const cmpStr = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -22,21 +36,21 @@ const cmpStr = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  */
 export function lciaTable(results: readonly LciaResult[]): string {
   if (!results.length) return '<p>This EPD declares no LCIA results.</p>';
-  const cols = columns(results);
+  const { cols, index } = columns(results);
   const head = cols.map((c) => `<th scope="col">${esc(c.module)}${c.scenario ? `<br><small>${esc(c.scenario)}</small>` : ''}</th>`);
   const row = (r: LciaResult) => {
     // The first amount of each module and scenario, as a search of the list per column would find it.
-    const first = new Map<string, LciaResult['amounts'][number]>();
+    const first = new Array<Amount | undefined>(cols.length);
     for (const x of r.amounts) {
-      const k = columnKey(x);
-      if (!first.has(k)) first.set(k, x);
+      const i = index.get(x.module)!.get(x.scenario ?? '')!;
+      if (first[i] === undefined) first[i] = x;
     }
-    const cells = cols.map((c) => {
-      const a = first.get(columnKey(c));
+    let cells = '';
+    for (const a of first) {
       // An empty epd:amount: the module is declared without a value for this indicator; absent: no amount. Neither is 0.
-      return `<td>${a === undefined ? '' : a.value === '' ? '<abbr title="no value declared">ND</abbr>' : esc(a.value)}</td>`;
-    });
-    return `<tr><th scope="row">${shown(r.names) || esc(r.method ?? '')}</th><td>${shown(r.units)}</td>${cells.join('')}</tr>`;
+      cells += `<td>${a === undefined ? '' : a.value === '' ? '<abbr title="no value declared">ND</abbr>' : esc(a.value)}</td>`;
+    }
+    return `<tr><th scope="row">${shown(r.names) || esc(r.method ?? '')}</th><td>${shown(r.units)}</td>${cells}</tr>`;
   };
   const extra = (r: LciaResult) => ADDITIONAL_INDICATORS.has(r.method ?? '');
   const core = results.filter((r) => !extra(r)).map(row);
