@@ -222,6 +222,7 @@ export async function buildCatalog(
     {
       ...readOptions(opts),
       ...(opts.threads ? { threads: opts.threads } : {}),
+      intern: (r) => interner.ref(r),
       onChunk: (n) => opts.onProgress?.((done += n), xml.length, cached),
     },
     (k, outcome) => {

@@ -1,5 +1,6 @@
 import type { DatasetHeader, Ref } from '../parse/extract.js';
 import type { ReadOutcome } from './read.js';
+import { refKey } from './ref-codec.js';
 
 /**
  * Bounded memory: the index keeps one copy of each repeated value. An EPD holds about 70 references
@@ -30,8 +31,7 @@ export class Interner {
   ref(r: Ref): Ref {
     if (this.own.has(r)) return r;
     // Source references keep their short descriptions (the EPD's PDF is found by them): part of the key.
-    const desc = r.descriptions.length ? JSON.stringify(r.descriptions) : '';
-    const key = `${r.type ?? ''}\u0000${r.uuid ?? ''}\u0000${r.version ?? ''}\u0000${r.uri ?? ''}\u0000${r.xpath}\u0000${desc}`;
+    const key = refKey(r);
     const hit = this.refs.get(key);
     if (hit) return hit;
     const out: Ref = { descriptions: this.deep(r.descriptions), xpath: this.str(r.xpath) };

@@ -8,6 +8,8 @@ import type { InputFile } from '../read/inputs.js';
 import { sniffSchema, XsdStream, type StreamDoc, type StreamResult } from '../validate/xsd-stream.js';
 import { reportFindings, validateXsd, xsdEngine } from '../validate/xsd.js';
 import { addXsdFindings, readChunk, readDocument, type OutcomeSink, type ReadOptions, type ReadOutcome } from './read.js';
+import { RefDecoder, type RefTableUpdate } from './ref-codec.js';
+import type { Ref } from '../parse/ref.js';
 
 export interface PoolOptions extends ReadOptions {
   /** Worker threads; default: the cores available (PO_NODE_THREADS overrides, 1 = no workers). */
@@ -27,6 +29,8 @@ export interface PoolOptions extends ReadOptions {
    * terminated when the run reads on the main thread.
    */
   warm?: Worker;
+  /** Applied once to each distinct reference a worker reports (Interner.ref): its outcomes then share the result. */
+  intern?: (r: Ref) => Ref;
 }
 
 /** Inputs per chunk (default; xsdBatchSize sets it), capped by size too so a chunk's XSD batch stays within the wasm memory. */
@@ -81,7 +85,7 @@ export async function readAll(
   opts: PoolOptions,
   sink: (index: number, outcome: ReadOutcome) => void,
 ): Promise<void> {
-  const { threads, workers: only, onChunk, workerHeapMb = WORKER_HEAP_MB, xsdProcesses, earlyXsd = true, warm, ...readOpts } = opts;
+  const { threads, workers: only, onChunk, workerHeapMb = WORKER_HEAP_MB, xsdProcesses, earlyXsd = true, warm, intern, ...readOpts } = opts;
   // Explicit threads are honoured on any input (tests); the default only pays off on larger ones.
   const nThreads = only ?? threads ?? (files.length < MIN_FILES_FOR_WORKERS ? 1 : defaultThreads());
   const { chunks, starts } = chunkFiles(files, opts.xsdBatchSize ?? CHUNK_FILES, nThreads);
@@ -131,6 +135,8 @@ export async function readAll(
 
   let next = 0;
   const workers: Worker[] = [];
+  // Each worker's reference table (src/catalog/ref-codec.ts); a worker serves this run only (terminated below).
+  const decoders = new Map<Worker, RefDecoder>();
   let spare = warm;
   // With XSD in the chunks, one worker more than cores: while a worker waits for xmllint, another parses. Without
   // (level 1, or the early run's xmllint): one per core; a third on two cores cost 1.3x the CPU for the same wall.
@@ -145,6 +151,7 @@ export async function readAll(
           // This run waits for its messages.
           w.ref();
           workers.push(w);
+          decoders.set(w, new RefDecoder(intern));
           return w;
         };
         let w = start();
@@ -154,7 +161,9 @@ export async function readAll(
         const send = (i: number) => {
           const sniffed = earlyOf(i);
           const to = w;
-          const result = exited.has(to) ? Promise.reject(new Error('worker gone')) : runIn(to, i, chunks[i]!, readOpts, sniffed, into(i));
+          const result = exited.has(to)
+            ? Promise.reject(new Error('worker gone'))
+            : runIn(to, decoders.get(to)!, i, chunks[i]!, readOpts, sniffed, into(i));
           result.catch(() => {}); // awaited below, after the chunk before it
           return { i, sniffed, to, result };
         };
@@ -337,6 +346,7 @@ class EarlyXsd {
  */
 function runIn(
   w: Worker,
+  refs: RefDecoder,
   id: number,
   files: InputFile[],
   opts: ReadOptions,
@@ -349,9 +359,24 @@ function runIn(
       w.off('error', onError);
       w.off('exit', onExit);
     };
-    const onMessage = (m: { id: number; part?: [number, ReadOutcome, Severity | undefined][]; done?: true; error?: string }) => {
+    const onMessage = (m: {
+      id: number;
+      refs?: RefTableUpdate;
+      part?: [number, ReadOutcome, Severity | undefined][];
+      done?: true;
+      error?: string;
+    }) => {
       if (m.id !== id) return;
       if (m.part) {
+        try {
+          if (m.refs) refs.add(m.refs);
+          for (const [, o] of m.part) refs.decode(o);
+        } catch (e) {
+          // A table out of step with the worker's (never seen): the chunk is read again, by a new worker or here.
+          cleanup();
+          reject(e instanceof Error ? e : new Error(String(e)));
+          return;
+        }
         for (const [j, o, severity] of m.part) sink(j, o, severity);
         return;
       }

@@ -1,0 +1,108 @@
+// References cross from a read worker to the main thread as numbers into a table per worker (src/catalog/ref-codec.ts):
+// what arrives must be the references the reader found, in order, whatever the table's size, and each distinct one
+// interned once.
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readChunk } from '../../dist/catalog/read.js';
+import { RefDecoder, RefEncoder, refKey } from '../../dist/catalog/ref-codec.js';
+import { Interner } from '../../dist/catalog/intern.js';
+import { EXAMPLE_DATA } from '../helpers/index.js';
+
+/** Every XML file of the example node (EPDs and the datasets they reference). */
+function exampleFiles() {
+  const out = [];
+  const walk = (dir) => {
+    for (const name of readdirSync(dir).sort()) {
+      const abs = join(dir, name);
+      const st = statSync(abs);
+      if (st.isDirectory()) walk(abs);
+      else if (name.endsWith('.xml')) out.push({ abs, path: abs, size: st.size, kind: 'xml' });
+    }
+  };
+  walk(EXAMPLE_DATA);
+  return out;
+}
+
+const clone = (v) => structuredClone(v);
+
+/** The worker's loop (src/catalog/read-worker.ts) and the pool's (runIn), messages passed through structuredClone. */
+function roundTrip(outcomes, limit, intern) {
+  const enc = new RefEncoder(limit);
+  const dec = new RefDecoder(intern);
+  const messages = [];
+  let part = [];
+  const flush = () => {
+    if (part.length) messages.push(clone({ refs: enc.take(), part }));
+    part = [];
+  };
+  for (const o of outcomes) {
+    const mine = clone(o);
+    if (enc.full(mine)) {
+      flush();
+      enc.clear();
+    }
+    enc.encode(mine);
+    if (part.push(mine) >= 3) flush();
+  }
+  flush();
+  const got = [];
+  for (const m of messages) {
+    if (m.refs) dec.add(m.refs);
+    for (const o of m.part) got.push(dec.decode(o));
+  }
+  return { got, messages };
+}
+
+const outcomes = (await readChunk(exampleFiles(), { maxFileSize: 5e7, now: new Date('2026-01-02T03:04:05Z') })).outcomes;
+
+test('the references that arrive are those read, in order, with a table of any size', () => {
+  const withRefs = outcomes.filter((o) => o.header?.references.length);
+  assert.ok(withRefs.length > 20, `${withRefs.length} outcomes with references`);
+  const most = Math.max(...withRefs.map((o) => o.header.references.length));
+  for (const limit of [most, most + 7, 200, 65_536]) {
+    const { got, messages } = roundTrip(outcomes, limit);
+    assert.equal(got, outcomes, `limit ${limit}`);
+    const resets = messages.filter((m) => m.refs?.reset).length;
+    if (limit === most) assert.ok(resets > 5, `the table started again ${resets} times`);
+    if (limit === 65_536) assert.is(resets, 0);
+    // Each distinct reference crosses once per table: fewer than the references of all outcomes.
+    const sent = messages.reduce((n, m) => n + (m.refs?.refs.length ?? 0), 0);
+    const all = withRefs.reduce((n, o) => n + o.header.references.length, 0);
+    if (limit === 65_536) assert.is(sent, new Set(withRefs.flatMap((o) => o.header.references.map(refKey))).size);
+    assert.ok(sent < all, `${sent} sent of ${all}`);
+  }
+});
+
+test('each distinct reference is interned once and shared by the outcomes that hold it', () => {
+  const interner = new Interner();
+  let calls = 0;
+  const { got } = roundTrip(outcomes, 65_536, (r) => (calls++, interner.ref(r)));
+  const byKey = new Map();
+  for (const o of got)
+    for (const r of o.header?.references ?? []) {
+      const k = refKey(r);
+      if (byKey.has(k)) assert.ok(byKey.get(k) === r, 'the same object');
+      byKey.set(k, r);
+    }
+  assert.is(calls, byKey.size);
+  // Interning the outcome afterwards (catalog/build.ts) keeps the references as they are.
+  const first = got.find((o) => o.header?.references.length);
+  const before = [...first.header.references];
+  interner.outcome(first);
+  assert.ok(first.header.references.every((r, i) => r === before[i]));
+});
+
+test('a number the table does not hold is an error, not a wrong reference', () => {
+  const dec = new RefDecoder();
+  dec.add({ refs: [{ descriptions: [], xpath: '/a', uuid: 'u' }] });
+  /** An outcome as the worker posts it: the header's references are numbers. */
+  const posted = (ids) => /** @type {any} */ ({ findings: [], header: { references: ids } });
+  assert.is(dec.decode(posted([0])).header?.references[0]?.xpath, '/a');
+  assert.throws(() => dec.decode(posted([0, 1])), /reference 1 not in/);
+  dec.add({ reset: true, refs: [] });
+  assert.throws(() => dec.decode(posted([0])), /reference 0 not in/);
+});
+
+test.run();
