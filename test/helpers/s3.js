@@ -1,13 +1,15 @@
 // A real S3 API server (s3rver, a devDependency) on 127.0.0.1 for the deploy tests, and a plain reader of its objects.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
-import { freePort, httpGet } from './http.js';
+import { freePort, httpGet, waitForPort } from './http.js';
 
 /** s3rver's fixed credentials; the SDK signs with them and s3rver checks the signatures. */
 // s3rver 3.7 cannot page a listing past 1,000 keys on Node ≥ 17 (its continuation token uses a cipher OpenSSL 3 dropped;
-// --openssl-legacy-provider brings it back): the test sites stay well below that.
+// --openssl-legacy-provider brings it back): startS3 serves sites well below that, startS3Paging pages.
 export const S3_ENV = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', AWS_REGION: 'us-east-1' };
 
 /** Start s3rver with the given buckets; close() stops it and removes its data folder. */
@@ -23,6 +25,29 @@ export async function startS3(buckets = ['site']) {
     get: (bucket, key, method = 'GET') => httpGet(port, `/${bucket}/${key.split('/').map(encodeURIComponent).join('/')}`, {}, method),
     async close() {
       await server.close();
+      rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * s3rver in a child process with OpenSSL's legacy provider, so it pages a listing past 1,000 keys as S3 does (a site
+ * of a few hundred EPDs has more files than that). The test process keeps the default provider, as users have.
+ */
+export async function startS3Paging(buckets = ['site']) {
+  const directory = mkdtempSync(join(tmpdir(), 'po-node-s3-'));
+  const port = await freePort();
+  const options = { address: '127.0.0.1', port, silent: true, directory, configureBuckets: buckets.map((name) => ({ name })) };
+  const script = `const { default: S3rver } = await import(${JSON.stringify(import.meta.resolve('s3rver'))});
+    await new S3rver(${JSON.stringify(options)}).run();`;
+  const child = spawn(process.execPath, ['--openssl-legacy-provider', '--input-type=module', '-e', script], { stdio: 'ignore' });
+  await waitForPort(port);
+  return {
+    port,
+    endpoint: `http://127.0.0.1:${port}`,
+    async close() {
+      child.kill();
+      await once(child, 'exit');
       rmSync(directory, { recursive: true, force: true });
     },
   };
