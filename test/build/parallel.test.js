@@ -27,16 +27,23 @@ test('worker threads, small chunks: same tree and findings as one thread, bad fi
   assert.equal(tree(join(dir, 'many')), tree(join(dir, 'one')));
 });
 
-// The page thread (src/emit/page-writer.ts) writes most EPD pages of a large build; the main thread the rest.
-test('the page thread: the same site and the same cache record as one thread; its pages are linked and kept for the next builds', async () => {
+/** A folder with a corpus of more EPDs than the page thread's minimum (src/emit/page-writer.ts): their pages go to it. */
+async function pageThreadCorpus() {
   const { PAGE_THREAD_MIN } = await import('../../dist/emit/page-writer.js');
   const dir = tmp();
   const corpus = join(dir, 'corpus');
-  makeCorpus(corpus, PAGE_THREAD_MIN + 20);
+  const epds = PAGE_THREAD_MIN + 20;
+  makeCorpus(corpus, epds);
+  return { dir, corpus, epds, PAGE_THREAD_MIN };
+}
+
+// The page thread (src/emit/page-writer.ts) writes most EPD pages of a large build; the main thread the rest.
+test('the page thread: the same site and the same cache record as one thread; its pages are linked and kept for the next builds', async () => {
+  const { dir, corpus, epds, PAGE_THREAD_MIN } = await pageThreadCorpus();
   const opts = { inputs: [corpus], cwd: dir, now, clean: true, level: 1 };
   const one = await build({ ...opts, out: join(dir, 'one'), threads: 1, cacheDir: join(dir, 'c1') });
   const two = await build({ ...opts, out: join(dir, 'two'), threads: 2, cacheDir: join(dir, 'c2') });
-  assert.is(two.summary.epds, PAGE_THREAD_MIN + 20);
+  assert.is(two.summary.epds, epds);
   assert.equal(tree(join(dir, 'two')), tree(join(dir, 'one')));
   await Promise.all([one.settled, two.settled]);
   // What the cache records of the site (outputs, kept blobs), whatever thread wrote it: the same rows.
@@ -59,17 +66,14 @@ test('the page thread: the same site and the same cache record as one thread; it
   // A runner without the site: every page linked from the blobs the thread kept.
   rmSync(join(dir, 'two'), { recursive: true, force: true });
   const fresh = await build({ ...opts, clean: false, out: join(dir, 'two'), threads: 2, cacheDir: join(dir, 'c2') });
-  assert.ok(fresh.cache.fromBlobs >= PAGE_THREAD_MIN + 20, `pages from the blobs: ${fresh.cache.fromBlobs}`);
+  assert.ok(fresh.cache.fromBlobs >= epds, `pages from the blobs: ${fresh.cache.fromBlobs}`);
   assert.equal(tree(join(dir, 'two')), tree(join(dir, 'one')));
 });
 
 // A failure in the write phase while the page thread writes: it is stopped (a thread left running would keep this
 // process alive), its pages go with the temporary folder, and the previous site stays as it was.
 test('a write that fails beside the page thread: the thread stopped, no temporary folder left, the previous site kept', async () => {
-  const { PAGE_THREAD_MIN } = await import('../../dist/emit/page-writer.js');
-  const dir = tmp();
-  const corpus = join(dir, 'corpus');
-  makeCorpus(corpus, PAGE_THREAD_MIN + 20);
+  const { dir, corpus } = await pageThreadCorpus();
   const out = join(dir, 'site');
   const opts = { inputs: [corpus], cwd: dir, now, level: 1, threads: 2, out, cacheDir: join(dir, 'cache') };
   const first = await build(opts);
