@@ -53,9 +53,9 @@ interface InputEntry {
 /**
  * Bump when the cache's layout or the meaning of its entries changes. 4: inputs by relative path and content; 5:
  * findings have params; 6: repeated values by number ('v' lines); 7: not gzipped; 8: the whole lists' entries ('e', 'l');
- * 9: outputs and blobs many to a line ('O', 'B').
+ * 9: outputs and blobs many to a line ('O', 'B'); 10: findings by template ('t'), a digest equal to the sha256 as 1.
  */
-const FORMAT = 9;
+const FORMAT = 10;
 
 interface CacheDoc {
   format: number;
@@ -77,6 +77,7 @@ interface CacheDoc {
 type Line =
   | ['r', number, Ref]
   | ['v', number, unknown]
+  | ['t', number, Finding]
   | ['i', string, InputEntry]
   | ['O', 0, [path: string, key: string, size: number][]]
   | ['B', 0, [key: string, size: number][]]
@@ -91,6 +92,18 @@ type Line =
 const PACKED_HEADER = ['links'] as const;
 const PACKED_PROCESS = ['classifications', 'compliance', 'owner', 'publishers', 'registrationAuthority'] as const;
 const PACKED_FINDING = ['message', 'xpath'] as const;
+/**
+ * A finding on disk: by its template ('t' line: the finding with its file, line and column nulled, which thousands of
+ * findings share: the same rule, message, XPath and parameters) with its line and column; the file is the outcome's
+ * (`ff`). A finding with another file, or none, is kept as an object (its message and XPath packed).
+ */
+type DiskFinding = [template: number, line: number, col: number] | Finding;
+const PLACED = new Set(['file', 'line', 'col']);
+/** A template as loaded: its keys in order and their values, a finding made from it by one loop. */
+interface Template {
+  keys: string[];
+  values: unknown[];
+}
 /** Shorter values cost more as a number and a lookup than inline. */
 const PACK_MIN = 24;
 /** Bytes of a previous list read at a time for its entries (ListEntryStore.previous). */
@@ -178,6 +191,7 @@ export class BuildCache implements OutcomeCache {
     let doc: CacheDoc | undefined;
     const refs: Ref[] = [];
     const values: unknown[] = [];
+    const templates: Template[] = [];
     try {
       eachJsonLine(this.file, (line) => {
         if (!doc) {
@@ -190,17 +204,34 @@ export class BuildCache implements OutcomeCache {
         // Interned as read, so the previous index never exists twice in memory.
         if (e[0] === 'r') refs[e[1]] = interner ? interner.ref(e[2]) : e[2];
         else if (e[0] === 'v') values[e[1]] = interner ? interner.shared(e[2]) : e[2];
+        else if (e[0] === 't') templates[e[1]] = template(interner ? interner.shared(e[2]) : e[2]);
         else if (e[0] === 'i') {
-          const o = e[2].outcome;
+          const o = e[2].outcome as CachedOutcome & { ff?: string };
           const h = o.header;
+          if ((o.digest as unknown) === 1) o.digest = o.sha256;
           // On disk a header's references are numbers: indexes of the 'r' lines before it; packed values likewise.
           if (h) {
             h.references = (h.references as unknown as number[]).map((k) => known(refs, k));
             unpack(h, PACKED_HEADER, values);
             if (h.process) unpack(h.process, PACKED_PROCESS, values);
+            // Not walked by the interner: its references are the 'r' lines' (interned), its repeated values the 'v'
+            // lines' (shared), and what is left is the EPD's own (names, comments; short ones the JSON parser
+            // internalises): walking them cost the load of 10,000 bench EPDs 80-100 ms and saved 4 MB.
           }
-          for (const f of o.findings) unpack(f, PACKED_FINDING, values);
-          if (interner) interner.outcome(o);
+          // Not interner.outcome: a finding made from a template holds only its template's values (shared) and the file.
+          const file = o.ff === undefined ? undefined : interner ? interner.str(o.ff) : o.ff;
+          delete o.ff;
+          const disk = o.findings as unknown as DiskFinding[];
+          for (let i = 0; i < disk.length; i++) {
+            const d = disk[i]!;
+            if (!Array.isArray(d)) {
+              unpack(d, PACKED_FINDING, values);
+              o.findings[i] = interner ? interner.deep(d) : d;
+              continue;
+            }
+            if (file === undefined) throw new Error('cache: a finding without its file');
+            o.findings[i] = fromTemplate(known(templates, d[0]), file, d[1], d[2]);
+          }
           doc.inputs[e[1]] = e[2];
         } else if (e[0] === 'O') for (const [path, key, size] of e[2]) doc.outputs.set(path, { key, size });
         else if (e[0] === 'B') for (const [key, size] of e[2]) doc.blobs[key] = size;
@@ -233,14 +264,14 @@ export class BuildCache implements OutcomeCache {
    * ctimes) a file is unchanged when the sha256 of its bytes is the one recorded. Hashing is far cheaper than parsing.
    */
   // eslint-disable-next-line @typescript-eslint/require-await -- synchronous reads are the point (OutcomeCache is async)
-  async lookupAll(files: readonly InputFile[]): Promise<(CachedOutcome | undefined)[]> {
+  async lookupAll(files: readonly InputFile[], readAhead?: ReadonlySet<string>): Promise<(CachedOutcome | undefined)[]> {
     const sameMachine = this.prev?.root === this.root;
-    const out = files.map((f) => this.lookup(f, sameMachine));
+    const out = files.map((f) => this.lookup(f, sameMachine, readAhead?.has(f.abs) ?? false));
     this.stats.read = out.filter((o) => !o).length;
     return out;
   }
 
-  private lookup(file: InputFile, sameMachine: boolean): CachedOutcome | undefined {
+  private lookup(file: InputFile, sameMachine: boolean, readAhead: boolean): CachedOutcome | undefined {
     if (file.entry !== undefined) return undefined;
     const id = this.id(file);
     const e = this.prev?.inputs[id];
@@ -252,7 +283,8 @@ export class BuildCache implements OutcomeCache {
       this.stats.byStat++;
       return e.outcome;
     }
-    if (!e.outcome.digest) return undefined;
+    // Read ahead: its outcome is the file's whatever the hash would say (100 hashed for nothing in a 1% rebuild).
+    if (!e.outcome.digest || readAhead) return undefined;
     // Synchronous, into one reused buffer: 10,000 promise reads on a fresh runner cost twice the time of the hashing.
     let digest: string;
     try {
@@ -481,6 +513,27 @@ export class BuildCache implements OutcomeCache {
       // Each distinct reference once ('r' line), then by number: EPDs share most of theirs (flows, methods).
       const refIds = new Map<Ref, number>();
       const valueIds = new Map<string, number>();
+      const templateIds = new Map<string, number>();
+      // Findings of one outcome share its file: by template when they do (DiskFinding).
+      const packFindings = (list: readonly Finding[]): { findings: DiskFinding[]; ff?: string } => {
+        const ff = list[0]?.file;
+        const findings = list.map((f): DiskFinding => {
+          if (ff === undefined || f.file !== ff) return pack(f, PACKED_FINDING);
+          const t: Record<string, unknown> = {};
+          for (const k in f) {
+            const v = f[k as keyof Finding];
+            if (v !== undefined) t[k] = PLACED.has(k) ? null : v;
+          }
+          const j = JSON.stringify(t);
+          let id = templateIds.get(j);
+          if (id === undefined) {
+            templateIds.set(j, (id = templateIds.size));
+            write(`["t",${id},${j}]`);
+          }
+          return [id, f.line ?? 0, f.col ?? 0];
+        });
+        return ff === undefined ? { findings } : { findings, ff };
+      };
       const pack = <T extends object>(o: T, keys: readonly (keyof T & string)[]): T => {
         const out = { ...o } as Record<string, unknown>;
         for (const k of keys) {
@@ -498,10 +551,10 @@ export class BuildCache implements OutcomeCache {
       };
       for (const [k, v] of Object.entries(this.next.inputs)) {
         const h = v.outcome.header;
-        const findings: Finding[] = [];
-        for (const f of v.outcome.findings) findings.push(pack(f, PACKED_FINDING));
+        const found = packFindings(v.outcome.findings);
+        const digest = v.outcome.digest !== undefined && v.outcome.digest === v.outcome.sha256 ? { digest: 1 } : {};
         if (!h) {
-          write(JSON.stringify(['i', k, { ...v, outcome: { ...v.outcome, findings } }]));
+          write(JSON.stringify(['i', k, { ...v, outcome: { ...v.outcome, ...found, ...digest } }]));
           continue;
         }
         const ids: number[] = [];
@@ -515,7 +568,7 @@ export class BuildCache implements OutcomeCache {
         }
         const header = pack({ ...h, references: ids as unknown as Ref[] }, PACKED_HEADER);
         if (h.process) header.process = pack(h.process, PACKED_PROCESS);
-        write(JSON.stringify(['i', k, { ...v, outcome: { ...v.outcome, findings, header } }]));
+        write(JSON.stringify(['i', k, { ...v, outcome: { ...v.outcome, ...found, ...digest, header } }]));
       }
       // Many to a line: one JSON.parse each of 33,000 small lines cost three times one per thousand.
       for (const rows of batches(this.next.outputs, ([path, o]) => [path, o.key, o.size])) write(JSON.stringify(['O', 0, rows]));
@@ -546,6 +599,22 @@ export class BuildCache implements OutcomeCache {
       if (!keep.has(p)) rmSync(p, { force: true });
     }
   }
+}
+
+/** A template ('t' line) ready to make findings from. */
+function template(t: Finding): Template {
+  return { keys: Object.keys(t), values: Object.values(t) };
+}
+
+/** A finding from its template, in the template's key order (the order it was made in). */
+function fromTemplate(t: Template, file: string, line: number, col: number): Finding {
+  const f: Record<string, unknown> = {};
+  const { keys, values } = t;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    f[k] = k === 'file' ? file : k === 'line' ? line : k === 'col' ? col : values[i];
+  }
+  return f as unknown as Finding;
 }
 
 /** Put back the packed values of `o`'s `keys` (numbers on disk: indexes of the 'v' lines before it). */

@@ -137,8 +137,11 @@ export interface InputStat {
 
 /** What the catalog needs of an incremental-build cache; declared here so the catalog depends on no layer above it. */
 export interface OutcomeCache {
-  /** The earlier outcome of each file, or undefined where it must be read again. */
-  lookupAll(files: readonly InputFile[]): Promise<(ReadOutcome | undefined)[]>;
+  /**
+   * The earlier outcome of each file, or undefined where it must be read again. `readAhead`: absolute paths of files
+   * being read already: one whose stat changed is not hashed to see whether its bytes did (the read tells).
+   */
+  lookupAll(files: readonly InputFile[], readAhead?: ReadonlySet<string>): Promise<(ReadOutcome | undefined)[]>;
   /** The file's stat before it is read, recorded with its outcome. */
   stat(file: InputFile): InputStat | undefined;
   record(file: InputFile, st: InputStat | undefined, outcome: ReadOutcome): void;
@@ -200,7 +203,8 @@ export async function buildCatalog(
     return o;
   };
   // Cached outcomes were interned as the cache was loaded (BuildCache.load with the same interner).
-  const outcomes: (ReadOutcome | undefined)[] = cache ? await cache.lookupAll(xml) : new Array<undefined>(xml.length);
+  const aheadPaths = opts.ahead && new Set(opts.ahead.files.map((f) => f.abs));
+  const outcomes: (ReadOutcome | undefined)[] = cache ? await cache.lookupAll(xml, aheadPaths) : new Array<undefined>(xml.length);
   const cached = outcomes.reduce((n, o) => (o ? n + 1 : n), 0);
   // Files read ahead fill what the cache lacks (a file read ahead the cache has is not taken: the cache's is the same).
   if (opts.ahead) {

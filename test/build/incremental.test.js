@@ -2,7 +2,7 @@ import { chmodSync, cpSync, existsSync, readdirSync, readFileSync, rmSync, statS
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cacheFile } from '../../dist/cache/build-cache.js';
+import { BuildCache, cacheFile } from '../../dist/cache/build-cache.js';
 import { BuildManifest, describeTree } from '../../dist/cache/manifest.js';
 import { EXAMPLE_DATA, REAL_EPDS, build, cleanup, tmp, tree, walkFiles } from '../helpers/index.js';
 
@@ -18,7 +18,8 @@ async function compare(dir, inc, extra = {}) {
   const fresh = join(tmp(), 'site');
   const b = await build({ inputs: [join(dir, 'data')], out: fresh, cwd: dir, clean: true, ...quiet, ...extra });
   assert.equal(tree(inc), tree(fresh));
-  assert.equal(a.findings, b.findings);
+  // As JSON: the report writes them so, keys in their order (cached findings are made again from templates).
+  assert.is(JSON.stringify(a.findings), JSON.stringify(b.findings));
   return a;
 }
 
@@ -84,6 +85,52 @@ test('incremental builds are byte-identical to clean builds: no change, change, 
   );
 });
 
+test('the cache gives back each finding as recorded: key order, its file or another or none, line and column or not', async () => {
+  const dir = tmp();
+  const abs = join(dir, 'a.xml');
+  writeFileSync(abs, '<a/>');
+  const st = statSync(abs);
+  /** @type {import('../../dist/read/inputs.js').InputFile} */
+  const file = { path: 'a.xml', abs, size: st.size, kind: 'xml', stat: [st.mtimeMs, st.ctimeMs, st.ino] };
+  const base = {
+    ruleId: 'eco-location',
+    severity: 'warning',
+    file: 'a.xml',
+    line: 3,
+    col: 5,
+    xpath: '/a',
+    message: 'Location missing.',
+    params: { case: 'missing' },
+  };
+  const findings = [
+    base,
+    { ...base, line: 9, col: 1 },
+    { ruleId: 'xml-doctype', severity: 'error', file: 'a.xml', message: 'No DOCTYPE.' },
+    { severity: 'warning', ruleId: 'odd-order', col: 2, file: 'a.xml', line: 1, message: 'Keys in another order.' },
+    { ruleId: 'elsewhere', severity: 'info', file: 'b.xml', line: 4, col: 4, message: 'Another file.' },
+    { ruleId: 'nowhere', severity: 'info', message: 'No file.' },
+    { ruleId: 'archived', severity: 'info', file: 'a.xml', entry: 'x/y.xml', line: 2, col: 7, message: 'With an entry.' },
+  ];
+  /** @type {import('../../dist/catalog/read.js').ReadOutcome} */
+  const outcome = { findings: /** @type {any} */ (findings), sha256: 'ab'.repeat(32), digest: 'ab'.repeat(32) };
+  const at = join(dir, 'cache.ndjson');
+  const c = new BuildCache(join(dir, 'site'), dir, 'key', false, at).load();
+  c.record(file, c.stat(file), outcome);
+  c.save();
+  assert.ok(readFileSync(at, 'utf8').includes('["t",'), 'findings stored by template');
+  const [got] = await new BuildCache(join(dir, 'site'), dir, 'key', false, at).load().lookupAll([file]);
+  assert.is(JSON.stringify(got), JSON.stringify(outcome));
+  // Without an outcome's digest, or with one of its own: as recorded.
+  for (const digest of [undefined, 'cd'.repeat(32)]) {
+    const o = { findings: [], sha256: 'ab'.repeat(32), ...(digest ? { digest } : {}) };
+    const d = new BuildCache(join(dir, 'site'), dir, 'key', false, at).load();
+    d.record(file, d.stat(file), o);
+    d.save();
+    const [back] = await new BuildCache(join(dir, 'site'), dir, 'key', false, at).load().lookupAll([file]);
+    assert.is(JSON.stringify(back), JSON.stringify(o));
+  }
+});
+
 test('a cache that names a value or reference line it does not hold is unreadable: a full build, not a crash', async () => {
   const dir = tmp();
   cpSync(EXAMPLE_DATA, join(dir, 'data'), { recursive: true });
@@ -92,8 +139,12 @@ test('a cache that names a value or reference line it does not hold is unreadabl
   await first.settled;
   const file = cacheFile(first.config);
   const lines = readFileSync(file, 'utf8').split('\n');
-  assert.ok(lines.some((l) => l.startsWith('["v",')) && lines.some((l) => l.startsWith('["r",')), 'repeated values stored once');
-  for (const kind of ['v', 'r']) {
+  for (const kind of ['v', 'r', 't'])
+    assert.ok(
+      lines.some((l) => l.startsWith(`["${kind}",`)),
+      `repeated values stored once ('${kind}')`,
+    );
+  for (const kind of ['v', 'r', 't']) {
     writeFileSync(file, lines.filter((l) => !l.startsWith(`["${kind}",`)).join('\n'));
     // An input changed, so the build does not stop at the build manifest ("nothing changed") before the cache.
     writeFileSync(join(dir, 'data', REAL_EPDS[0].file), `${readFileSync(join(dir, 'data', REAL_EPDS[0].file), 'utf8')} `);

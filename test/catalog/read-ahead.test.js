@@ -79,6 +79,27 @@ test('the build manifest names the inputs changed since the last build of the sa
   assert.is(await changedSince(`${key}x`, 10), undefined, 'another key: none');
 });
 
+test('a file read ahead is not hashed by the cache to see whether its bytes changed: its read tells', async () => {
+  const dir = tmp();
+  cpSync(EXAMPLE_DATA, join(dir, 'data'), { recursive: true });
+  const at = { inputs: [join(dir, 'data')], out: join(dir, 'site'), cwd: dir, now };
+  await (
+    await build(at)
+  ).settled;
+  // Touched: a new stat, the same bytes. Read ahead (threads 2), it is read, not hashed and taken from the cache.
+  const f = join(dir, 'data', REAL_EPDS[0].file);
+  writeFileSync(f, readFileSync(f));
+  const ahead = await build({ ...at, threads: 2 });
+  await ahead.settled;
+  assert.equal([ahead.cache.read, ahead.cache.byContent], [1, 0], 'read ahead');
+  // Without a read ahead (threads 1) the cache hashes it and takes its outcome.
+  writeFileSync(f, readFileSync(f));
+  const main = await build({ ...at, threads: 1 });
+  await main.settled;
+  assert.equal([main.cache.read, main.cache.byContent], [0, 1], 'on the main thread');
+  assert.equal(main.findings, ahead.findings);
+});
+
 test('no read ahead where the user asked for no worker threads (threads 1, PO_NODE_THREADS=1)', async () => {
   const dir = data();
   const prepared = await prepareRead({ inputs: [join(dir, 'data')], cwd: dir, now });
