@@ -61,6 +61,15 @@ export function checkReferences(
     type ||= fallback;
     return type ? index.get(type)!.get(r.uuid) : undefined;
   };
+  // References are interned (one object per distinct reference, src/catalog/intern.ts) and EPDs share most of theirs:
+  // each is looked up once by identity, not by its type and UUID again for every EPD that holds it (726,000 at
+  // 10,000 bench EPDs, 261 of them distinct).
+  const targetOf = new Map<Ref, Dataset | null>();
+  const target = (r: Ref): Dataset | undefined => {
+    let t = targetOf.get(r);
+    if (t === undefined) targetOf.set(r, (t = lookup(r) ?? null));
+    return t ?? undefined;
+  };
   const docs = documentIndex(catalog.documents);
 
   // Distinct edges (referencing file + XPath + target) are counted, but only missing ones and the few from
@@ -151,12 +160,17 @@ export function checkReferences(
     f = { targets: [], sources: [], missing: false };
     for (const r of d.header.references) {
       if (!r.uuid) continue;
-      const target = lookup(r);
-      edge(d, r.xpath, !!target, { type: r.type ?? '', uuid: r.uuid }, true);
-      if (target) {
-        f.targets.push(target);
-        if (target.header.type === 'source') f.sources.push([r, target]);
-      } else f.missing = true;
+      const t = target(r);
+      if (t) {
+        // What edge() does for a resolved reference followed once per dataset, without its arguments' object.
+        total++;
+        resolved++;
+        f.targets.push(t);
+        if (t.header.type === 'source') f.sources.push([r, t]);
+      } else {
+        edge(d, r.xpath, false, { type: r.type ?? '', uuid: r.uuid }, true);
+        f.missing = true;
+      }
     }
     follows.set(d, f);
     return f;
