@@ -264,7 +264,7 @@ export class BuildCache implements OutcomeCache {
    * ctimes) a file is unchanged when the sha256 of its bytes is the one recorded. Hashing is far cheaper than parsing.
    */
   // eslint-disable-next-line @typescript-eslint/require-await -- synchronous reads are the point (OutcomeCache is async)
-  async lookupAll(files: readonly InputFile[], readAhead?: ReadonlySet<string>): Promise<(CachedOutcome | undefined)[]> {
+  async lookupAll(files: readonly InputFile[], readAhead?: Pick<ReadonlySet<string>, 'has'>): Promise<(CachedOutcome | undefined)[]> {
     const sameMachine = this.prev?.root === this.root;
     const out = files.map((f) => this.lookup(f, sameMachine, readAhead?.has(f.abs) ?? false));
     this.stats.read = out.filter((o) => !o).length;
@@ -515,7 +515,7 @@ export class BuildCache implements OutcomeCache {
       const valueIds = new Map<string, number>();
       const templateIds = new Map<string, number>();
       // Findings of one outcome share its file: by template when they do (DiskFinding).
-      const packFindings = (list: readonly Finding[]): { findings: DiskFinding[]; ff?: string } => {
+      const byTemplate = (list: readonly Finding[]): { findings: DiskFinding[]; ff?: string } => {
         const ff = list[0]?.file;
         const findings = list.map((f): DiskFinding => {
           if (ff === undefined || f.file !== ff) return pack(f, PACKED_FINDING);
@@ -551,7 +551,7 @@ export class BuildCache implements OutcomeCache {
       };
       for (const [k, v] of Object.entries(this.next.inputs)) {
         const h = v.outcome.header;
-        const found = packFindings(v.outcome.findings);
+        const found = byTemplate(v.outcome.findings);
         const digest = v.outcome.digest !== undefined && v.outcome.digest === v.outcome.sha256 ? { digest: 1 } : {};
         if (!h) {
           write(JSON.stringify(['i', k, { ...v, outcome: { ...v.outcome, ...found, ...digest } }]));

@@ -141,7 +141,7 @@ export interface OutcomeCache {
    * The earlier outcome of each file, or undefined where it must be read again. `readAhead`: absolute paths of files
    * being read already: one whose stat changed is not hashed to see whether its bytes did (the read tells).
    */
-  lookupAll(files: readonly InputFile[], readAhead?: ReadonlySet<string>): Promise<(ReadOutcome | undefined)[]>;
+  lookupAll(files: readonly InputFile[], readAhead?: Pick<ReadonlySet<string>, 'has'>): Promise<(ReadOutcome | undefined)[]>;
   /** The file's stat before it is read, recorded with its outcome. */
   stat(file: InputFile): InputStat | undefined;
   record(file: InputFile, st: InputStat | undefined, outcome: ReadOutcome): void;
@@ -203,15 +203,16 @@ export async function buildCatalog(
     return o;
   };
   // Cached outcomes were interned as the cache was loaded (BuildCache.load with the same interner).
-  const aheadPaths = opts.ahead && new Set(opts.ahead.files.map((f) => f.abs));
-  const outcomes: (ReadOutcome | undefined)[] = cache ? await cache.lookupAll(xml, aheadPaths) : new Array<undefined>(xml.length);
+  // Files read ahead, by path: the cache does not hash them, and their outcomes fill what it lacks.
+  const ahead = opts.ahead && new Map(opts.ahead.files.map((f, k) => [f.abs, k]));
+  const outcomes: (ReadOutcome | undefined)[] = cache ? await cache.lookupAll(xml, ahead) : new Array<undefined>(xml.length);
   const cached = outcomes.reduce((n, o) => (o ? n + 1 : n), 0);
-  // Files read ahead fill what the cache lacks (a file read ahead the cache has is not taken: the cache's is the same).
-  if (opts.ahead) {
+  // A file read ahead the cache has is not taken: the cache's outcome is the same.
+  if (opts.ahead && ahead) {
     const got = await opts.ahead.outcomes;
-    const byPath = new Map(opts.ahead.files.map((f, k) => [f.abs, got[k]]));
     xml.forEach((f, i) => {
-      const o = outcomes[i] || f.entry !== undefined ? undefined : byPath.get(f.abs);
+      const k = outcomes[i] || f.entry !== undefined ? undefined : ahead.get(f.abs);
+      const o = k === undefined ? undefined : got[k];
       if (!o) return;
       outcomes[i] = interner.outcome(take(i, o));
       cache?.record(f, cache.stat(f), outcomes[i]);
