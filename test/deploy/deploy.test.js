@@ -339,20 +339,21 @@ D('a reader polling the list during a deploy never meets a listed EPD that answe
   const lists = new Set();
   let rounds = 0;
   let done = false;
-  // s3rver writes an object's data and metadata in two steps, so a read during an overwrite may answer 500
-  // (an S3 PUT is atomic): a 5xx is asked again, as any reader would; a 404 never is.
+  // s3rver writes an object's data and metadata in two steps and streams a file it may be overwriting, so a read
+  // during an overwrite may answer 500 or more bytes than its Content-Length (Node: "Data after `Connection: close`";
+  // an S3 PUT is atomic): a 5xx or a broken response is asked again, as any reader would; a 404 never is.
   const read = async (key, method) => {
     let o;
     for (let i = 0; i < 5 && (!o || o.status >= 500); i++) {
       if (i) await new Promise((ok) => setTimeout(ok, 20));
-      o = await ctx.s3.get('site', key, method);
+      o = await ctx.s3.get('site', key, method).catch((e) => ({ status: 599, headers: {}, body: Buffer.from(String(e)) }));
     }
     return o;
   };
   const round = async () => {
     rounds++;
     const list = await read('node/resource/processes/index.xml', 'GET');
-    if (list.status !== 200) problems.push(`list answered ${list.status}`);
+    if (list.status !== 200) problems.push(`list answered ${list.status} ${list.status === 599 ? list.body : ''}`.trim());
     const uuids = listed(list.body.toString());
     lists.add(uuids.sort().join(','));
     for (const u of uuids) {
@@ -363,10 +364,11 @@ D('a reader polling the list during a deploy never meets a listed EPD that answe
     }
   };
   // Bounded: stops with the deploy (then one last look), or after 2,000 rounds at most.
+  // Its failure is a finding of the test, held until the deploy ends (an unhandled rejection would end the run).
   const reader = (async () => {
     while (!done && rounds < 2000) await round();
     await round();
-  })();
+  })().catch((e) => problems.push(`the reader failed: ${e.stack ?? e}`));
   try {
     // A request left unanswered fails after 15 s and is retried instead of holding the test (a full run once hung in
     // this test, before deploy had a timeout).
