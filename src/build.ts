@@ -9,6 +9,7 @@ import { BuildCache, cacheFile, cacheKey, defaultCacheDir, type CacheStats } fro
 import {
   BuildManifest,
   describeTree,
+  type FolderListing,
   statInputs,
   type StampedFile,
   type StoredResult,
@@ -231,8 +232,8 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
     // The written trees as the manifest records them, just before each is swapped in.
     const record =
       (root: string, known?: (path: string) => TreeEntry | undefined) =>
-      (dir: string, expected?: ReadonlySet<string>): TreeRecord => {
-        const tree = { ...describeTree(dir, known, expected), root: resolve(root) };
+      (dir: string, expected?: ReadonlySet<string>, listed?: FolderListing): TreeRecord => {
+        const tree = { ...describeTree(dir, known, expected, listed), root: resolve(root) };
         trees.push(tree);
         return tree;
       };
@@ -249,8 +250,8 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
         ...(process.env.SOURCE_DATE_EPOCH ? { mtime: builtAt } : {}),
         // Measured in the finished folder, before the swap: a concurrent build of the same output may replace the
         // site right after, and the summary reports what this build wrote.
-        describe: (dir, expected) => {
-          const tree = record(cfg.out, (p) => cache.linkedEntry(p))(dir, expected);
+        describe: (dir, expected, listed) => {
+          const tree = record(cfg.out, (p) => cache.linkedEntry(p))(dir, expected, listed);
           written = measureWritten(dir, siblings, limited.length > 0);
           return tree;
         },

@@ -28,7 +28,7 @@ import { eachJsonLine } from '../util/json-files.js';
 import { isInside, toPosix } from '../util/paths.js';
 import { GENERATOR_VERSION } from '../version.js';
 import { keepBlob } from './blobs.js';
-import { BuildManifest, type TreeEntry } from './manifest.js';
+import { BuildManifest, spareListing, type FolderListing, type TreeEntry } from './manifest.js';
 
 /**
  * Incremental builds (docs/performance.md). One NDJSON file per output folder in a cache folder
@@ -331,6 +331,11 @@ export class BuildCache implements OutcomeCache {
   /** Does this cache know the previous site's files (their keys and, from the build manifest, their stats)? */
   get knowsPreviousSite(): boolean {
     return !!this.site && this.prev?.out === this.out;
+  }
+
+  /** What the spare, renamed to `dir`, is known to hold in each folder (manifest.ts spareListing). */
+  spareListing(dir: string): FolderListing | undefined {
+    return this.knowsPreviousSite ? spareListing(dir, this.site!) : undefined;
   }
 
   /**

@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Finding } from '../findings.js';
@@ -98,23 +98,87 @@ export function statInputs(files: readonly InputFile[], recordedAt?: number): { 
  * Every folder and file under root, with its stat (lstat: a link is not followed). Sync: thousands of tiny calls.
  * `known`: the entry of a file whose stat is known without asking (a hard link to a file of the previous site still
  * as recorded: same inode, so same size, mtime and mode). `expected`: every path the tree may hold; anything else
- * (left in a reused tree: src/emit/write.ts) is deleted, not recorded.
+ * (left in a reused tree: src/emit/write.ts) is deleted, not recorded. `listed`: the names a folder is known to hold
+ * without reading it (a folder of the spare as it was left: spareListing).
  */
-export function describeTree(root: string, known?: (path: string) => TreeEntry | undefined, expected?: ReadonlySet<string>): TreeRecord {
-  const entries: TreeEntry[] = [entry('', lstatSync(root))];
-  const walk = (rel: string) => {
-    for (const d of readdirSync(join(root, rel), { withFileTypes: true })) {
-      const p = rel ? `${rel}/${d.name}` : d.name;
+export function describeTree(
+  root: string,
+  known?: (path: string) => TreeEntry | undefined,
+  expected?: ReadonlySet<string>,
+  listed?: FolderListing,
+): TreeRecord {
+  const top = lstatSync(root);
+  const entries: TreeEntry[] = [entry('', top)];
+  const walk = (rel: string, st: Stats) => {
+    const names = (rel && listed?.(rel, st)) || readdirSync(join(root, rel));
+    for (const name of names) {
+      const p = rel ? `${rel}/${name}` : name;
       if (expected && !expected.has(p)) {
         rmSync(join(root, p), { recursive: true, force: true });
         continue;
       }
-      entries.push((d.isFile() ? known?.(p) : undefined) ?? entry(p, lstatSync(join(root, p))));
-      if (d.isDirectory()) walk(p);
+      // Only files are known (src/cache/build-cache.ts linkedEntry).
+      const k = known?.(p);
+      if (k) {
+        entries.push(k);
+        continue;
+      }
+      const s = lstatSync(join(root, p), { throwIfNoEntry: false });
+      if (!s) continue;
+      entries.push(entry(p, s));
+      if (s.isDirectory()) walk(p, s);
     }
   };
-  walk('');
+  walk('', top);
   return { root, entries };
+}
+
+/** The names a folder (relative path, its lstat) is known to hold; undefined: read it. */
+export type FolderListing = (rel: string, st: Stats) => readonly string[] | undefined;
+
+/**
+ * A note in the spare's root (src/emit/write.ts keepSpare): the spare holds exactly the paths of the tree it was made
+ * from (`paths`: their digest) as of `at`. A folder not changed since (mtime and ctime clearly before `at`) holds the
+ * names that tree recorded under it: the next build that writes into the spare need not read its 12,000 folders again.
+ */
+export const SPARE_NOTE = '.po-node-spare.json';
+
+export interface SpareNote {
+  at: number;
+  paths: string;
+}
+
+/** The digest of a tree's paths, in its order. */
+export function pathsDigest(entries: Iterable<readonly [string, ...unknown[]]>): string {
+  const h = createHash('sha256');
+  for (const e of entries) h.update(`${e[0]}\n`);
+  return h.digest('hex');
+}
+
+/**
+ * What the spare at `root` is known to hold in each folder, from its note and the record of the tree it was made
+ * from (the previous site's); undefined when there is no note or it was made from another tree.
+ */
+export function spareListing(root: string, previous: ReadonlyMap<string, TreeEntry>): FolderListing | undefined {
+  let note: Partial<SpareNote> | undefined;
+  try {
+    note = JSON.parse(readFileSync(join(root, SPARE_NOTE), 'utf8')) as Partial<SpareNote>;
+  } catch {
+    return undefined;
+  }
+  const at = note?.at;
+  if (typeof at !== 'number' || note?.paths !== pathsDigest(previous.values())) return undefined;
+  const children = new Map<string, string[]>();
+  for (const p of previous.keys()) {
+    if (!p) continue;
+    const i = p.lastIndexOf('/');
+    const parent = i < 0 ? '' : p.slice(0, i);
+    const names = children.get(parent);
+    if (names) names.push(p.slice(i + 1));
+    else children.set(parent, [p.slice(i + 1)]);
+  }
+  // A change in the same clock tick as the note may not show in the times: such a folder is read.
+  return (rel, st) => (Math.max(st.mtimeMs, st.ctimeMs) < at - RACY_MS ? (children.get(rel) ?? []) : undefined);
 }
 
 function entry(path: string, st: Stats): TreeEntry {

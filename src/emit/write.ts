@@ -23,7 +23,7 @@ import { copyInto, createFile, writeAll, type NewFile, type PlannedFile } from '
 import type { KnownHashes } from './health.js';
 import type { EarlyCompressor } from './precompress.js';
 import { checkWritable, MOUNT_HINT, outputFailure, removeStaleTemps, removeTree, spareFolder, tempPrefix } from './output-dir.js';
-import { describeTree, type TreeRecord } from '../cache/manifest.js';
+import { describeTree, pathsDigest, SPARE_NOTE, type FolderListing, type SpareNote, type TreeRecord } from '../cache/manifest.js';
 import { encodeParts, type Part } from './stream.js';
 import { breather, pool } from '../util/pool.js';
 import { defaultThreads } from '../catalog/pool.js';
@@ -47,8 +47,9 @@ export interface WriteOptions {
   /**
    * Called with the finished folder just before it is swapped in (the build manifest records it): the record is the
    * spare's plan. `expected`: the paths the folder may hold (given when it was the spare); others are deleted.
+   * `listed`: the names the spare's folders are known to hold, as its note says (given when it was the spare).
    */
-  describe?: (dir: string, expected?: ReadonlySet<string>) => TreeRecord | undefined;
+  describe?: (dir: string, expected?: ReadonlySet<string>, listed?: FolderListing) => TreeRecord | undefined;
   /** Told of each document with precompressed siblings as it is written. */
   early?: EarlyCompressor;
   /**
@@ -175,7 +176,8 @@ async function writeAndSwap(out: string, files: readonly PlannedFile[], o: Write
         source: { text: `${JSON.stringify({ generator: 'po-node', files: files.length + late.length })}\n` },
       },
     ]);
-    const tree = o.describe ? o.describe(tmp, w.expected) : w.expected && describeTree(tmp, undefined, w.expected);
+    const listed = reuse ? o.cache?.spareListing(tmp) : undefined;
+    const tree = o.describe ? o.describe(tmp, w.expected, listed) : w.expected && describeTree(tmp, undefined, w.expected, listed);
     const trash = await swap(tmp, out);
     // The replaced tree is deleted, or made the next spare, off the critical path: the new site is in place and the
     // result can be reported. A build killed before that is done leaves a `.trash` folder the next build removes
@@ -212,6 +214,22 @@ async function keepSpare(trash: string, out: string, tree: TreeRecord): Promise<
       const b = breathe();
       if (b) await b;
     }
+    // What the replaced site held that this one does not is deleted now, after the result, so the spare holds the
+    // tree's paths and no others; its note lets the next build take most folders' names from the tree's record.
+    const kinds = new Map(tree.entries.map((e) => [e[0], e[1]]));
+    const prune = async (rel: string): Promise<void> => {
+      for (const d of readdirSync(join(trash, rel), { withFileTypes: true })) {
+        const p = rel ? `${rel}/${d.name}` : d.name;
+        const kind = kinds.get(p);
+        if (kind === 0 && d.isDirectory()) await prune(p);
+        else if (kind !== 1 || !d.isFile()) rmSync(join(trash, p), { recursive: true, force: true });
+        const b = breathe();
+        if (b) await b;
+      }
+    };
+    await prune('');
+    const note: SpareNote = { at: Date.now(), paths: pathsDigest(tree.entries) };
+    writeFileSync(join(trash, SPARE_NOTE), JSON.stringify(note));
     // Beside a site built inside a repository: `git add -A` would add a second copy of it. Deleted when reused (not
     // planned).
     writeFileSync(join(trash, '.gitignore'), SPARE_GITIGNORE);

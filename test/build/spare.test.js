@@ -4,7 +4,10 @@ import { cpSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFi
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { spareListing } from '../../dist/cache/manifest.js';
 import { EXAMPLE_DATA, REAL_EPDS, build, cleanup, tmp, tree } from '../helpers/index.js';
+
+const pause = (ms) => new Promise((ok) => setTimeout(ok, ms));
 
 test.after.each(cleanup);
 
@@ -31,11 +34,14 @@ function setup() {
   return { dir, out, spare, again, rename };
 }
 
-/** Relative path -> inode of every file below `dir` (but the spare's .gitignore). */
+/** The spare's own files in its root: not the site's. */
+const SPARE_OWN = ['.gitignore', '.po-node-spare.json'];
+
+/** Relative path -> inode of every file below `dir` (but the spare's own files). */
 function inodes(dir) {
   const out = {};
   for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (!e.isFile() || (e.name === '.gitignore' && (e.parentPath ?? e.path) === dir)) continue;
+    if (!e.isFile() || (SPARE_OWN.includes(e.name) && (e.parentPath ?? e.path) === dir)) continue;
     const p = join(e.parentPath ?? e.path, e.name);
     out[p.slice(dir.length + 1)] = lstatSync(p).ino;
   }
@@ -98,6 +104,8 @@ test('what the spare holds that the site must not is gone: added files and folde
   await s.again();
   s.rename(e0, 'first');
   await s.again();
+  // Later than the spare's note by more than a clock tick: the changed folders are told by their times, not by chance.
+  await pause(120);
   writeFileSync(join(s.spare, 'resource/processes', `${e2.uuid}-stray.xml`), '<stray/>');
   mkdirSync(join(s.spare, 'stray/deeper'), { recursive: true });
   writeFileSync(join(s.spare, 'stray/deeper/file.txt'), 'stray');
@@ -112,6 +120,43 @@ test('what the spare holds that the site must not is gone: added files and folde
   await s.again();
   assert.equal(tree(s.out), await clean(s.dir));
   assert.equal(readFileSync(join(s.out, 'resource/processes', e1.uuid)), readFileSync(join(s.dir, 'data', e1.file)));
+});
+
+test('what the replaced site held that the new one does not is gone from the spare once the build is done', async () => {
+  const s = setup();
+  await s.again();
+  rmSync(join(s.dir, 'data', e2.file));
+  await s.again();
+  assert.not.ok(existsSync(join(s.out, 'epd', e2.uuid)));
+  // Deleted after the result, not when the spare is next reused: its folders then hold what its note says.
+  for (const p of [`epd/${e2.uuid}`, `resource/processes/${e2.uuid}`, `v1/epds/${e2.uuid}`]) assert.not.ok(existsSync(join(s.spare, p)), p);
+  assert.equal(inodes(s.spare), inodes(s.out));
+});
+
+test("the spare's folders as they were left are listed from the site's record; one changed since is read", async () => {
+  const s = setup();
+  await s.again();
+  s.rename(e0, 'first');
+  await s.again();
+  await pause(120);
+  const manifest = readdirSync(join(s.dir, 'cache')).filter((n) => n.endsWith('.manifest.json'));
+  assert.is(manifest.length, 1);
+  const { trees } = JSON.parse(readFileSync(join(s.dir, 'cache', manifest[0]), 'utf8'));
+  const previous = new Map(trees[0].entries.map((e) => [e[0], e]));
+  const listed = spareListing(s.spare, previous);
+  assert.ok(listed, 'the note names the tree the manifest recorded');
+  const folder = `epd/${e1.uuid}`;
+  assert.equal(listed(folder, lstatSync(join(s.spare, folder))), ['index.html']);
+  assert.is(listed('', lstatSync(s.spare)), undefined, 'the root is always read');
+  // A note of another tree: no listing.
+  assert.is(spareListing(s.spare, new Map([...previous].slice(1))), undefined);
+  // A file put there after the note: the folder's times tell, it is read, and the file is not published.
+  writeFileSync(join(s.spare, folder, 'stray.html'), 'stray');
+  assert.is(listed(folder, lstatSync(join(s.spare, folder))), undefined);
+  s.rename(e0, 'second');
+  await s.again();
+  assert.not.ok(existsSync(join(s.out, folder, 'stray.html')));
+  assert.equal(tree(s.out), await clean(s.dir));
 });
 
 test('--clean deletes the spare unused; the site it replaces is the next spare', async () => {
