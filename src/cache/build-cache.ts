@@ -53,9 +53,10 @@ interface InputEntry {
 /**
  * Bump when the cache's layout or the meaning of its entries changes. 4: inputs by relative path and content; 5:
  * findings have params; 6: repeated values by number ('v' lines); 7: not gzipped; 8: the whole lists' entries ('e', 'l');
- * 9: outputs and blobs many to a line ('O', 'B'); 10: findings by template ('t'), a digest equal to the sha256 as 1.
+ * 9: outputs and blobs many to a line ('O', 'B'); 10: findings by template ('t'), a digest equal to the sha256 as 1; 11:
+ * an EPD's description (its general comment as its page shows it), not every language's comments, nor synonyms.
  */
-const FORMAT = 10;
+const FORMAT = 11;
 
 interface CacheDoc {
   format: number;

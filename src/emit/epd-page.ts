@@ -115,7 +115,7 @@ export function renderEpdPage(d: Pick<Dataset, 'header' | 'declaredUnit'>, table
     '@type': 'Dataset',
     name: title,
     identifier: [uuid, ...(p.registrationNumber ? [p.registrationNumber] : [])],
-    ...(p.generalComments.length ? { description: pickText(p.generalComments) } : { description: `EPD ${title}` }),
+    description: p.description ?? `EPD ${title}`,
     version: h.version,
     ...(cfg.baseUrl ? { url: nodeUrl(cfg, epdPageUrl(uuid)) } : {}),
     ...(p.referenceYear ? { temporalCoverage: p.referenceYear } : {}),
