@@ -37,6 +37,15 @@ function setup() {
 /** The spare's own files in its root: not the site's. */
 const SPARE_OWN = ['.gitignore', '.po-node-spare.json'];
 
+/** A site built, an EPD changed, built again: the spare is there. */
+async function withSpare() {
+  const s = setup();
+  await s.again();
+  s.rename(e0, 'first');
+  await s.again();
+  return s;
+}
+
 /** Relative path -> inode of every file below `dir` (but the spare's own files). */
 function inodes(dir) {
   const out = {};
@@ -79,10 +88,7 @@ test('the replaced site becomes a hard-link copy of the new one, and the next bu
 });
 
 test('a build into the spare never writes a file the live site shares: it is replaced, not changed', async () => {
-  const s = setup();
-  await s.again();
-  s.rename(e0, 'first');
-  await s.again();
+  const s = await withSpare();
   // Files a change rewrites (the EPD's document and page, the lists) are hard links in the spare to the live
   // site's: seen through links of our own, they must hold their old bytes after the next build.
   const probes = [`resource/processes/${e0.uuid}`, `epd/${e0.uuid}/index.html`, 'resource/processes/index.xml', 'healthz/index.json'];
@@ -100,10 +106,7 @@ test('a build into the spare never writes a file the live site shares: it is rep
 });
 
 test('what the spare holds that the site must not is gone: added files and folders, a file replaced by hand', async () => {
-  const s = setup();
-  await s.again();
-  s.rename(e0, 'first');
-  await s.again();
+  const s = await withSpare();
   // Later than the spare's note by more than a clock tick: the changed folders are told by their times, not by chance.
   await pause(120);
   writeFileSync(join(s.spare, 'resource/processes', `${e2.uuid}-stray.xml`), '<stray/>');
@@ -134,10 +137,7 @@ test('what the replaced site held that the new one does not is gone from the spa
 });
 
 test("the spare's folders as they were left are listed from the site's record; one changed since is read", async () => {
-  const s = setup();
-  await s.again();
-  s.rename(e0, 'first');
-  await s.again();
+  const s = await withSpare();
   await pause(120);
   const manifest = readdirSync(join(s.dir, 'cache')).filter((n) => n.endsWith('.manifest.json'));
   assert.is(manifest.length, 1);
