@@ -141,15 +141,29 @@ export type FolderListing = (rel: string, st: Stats) => readonly string[] | unde
  * from (`paths`: their digest) as of `at`. A folder not changed since (mtime and ctime clearly before `at`) holds the
  * names that tree recorded under it: the next build that writes into the spare need not read its 12,000 folders again.
  */
-export const SPARE_NOTE = '.po-node-spare.json';
+const SPARE_NOTE = '.po-node-spare.json';
 
-export interface SpareNote {
+interface SpareNote {
   at: number;
   paths: string;
 }
 
+/**
+ * Note in `dir` (the spare, just pruned to `entries`' paths) that it holds those paths as of now. Not written where
+ * the file system's times are too coarse to tell a later change from an earlier one (FAT's 2 s, some network mounts):
+ * the note's own mtime must be within a clock tick of `at`; else every folder is read, as without a note.
+ */
+export function writeSpareNote(dir: string, entries: readonly TreeEntry[], at = Date.now()): boolean {
+  const file = join(dir, SPARE_NOTE);
+  const note: SpareNote = { at, paths: pathsDigest(entries) };
+  writeFileSync(file, JSON.stringify(note));
+  if (statSync(file).mtimeMs >= at - RACY_MS) return true;
+  rmSync(file, { force: true });
+  return false;
+}
+
 /** The digest of a tree's paths, in its order. */
-export function pathsDigest(entries: Iterable<readonly [string, ...unknown[]]>): string {
+function pathsDigest(entries: Iterable<readonly [string, ...unknown[]]>): string {
   const h = createHash('sha256');
   for (const e of entries) h.update(`${e[0]}\n`);
   return h.digest('hex');

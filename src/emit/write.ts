@@ -23,7 +23,7 @@ import { copyInto, createFile, writeAll, type NewFile, type PlannedFile } from '
 import type { KnownHashes } from './health.js';
 import type { EarlyCompressor } from './precompress.js';
 import { checkWritable, MOUNT_HINT, outputFailure, removeStaleTemps, removeTree, spareFolder, tempPrefix } from './output-dir.js';
-import { describeTree, pathsDigest, SPARE_NOTE, type FolderListing, type SpareNote, type TreeRecord } from '../cache/manifest.js';
+import { describeTree, writeSpareNote, type FolderListing, type TreeRecord } from '../cache/manifest.js';
 import { encodeParts, type Part } from './stream.js';
 import { breather, pool } from '../util/pool.js';
 import { defaultThreads } from '../catalog/pool.js';
@@ -228,8 +228,7 @@ async function keepSpare(trash: string, out: string, tree: TreeRecord): Promise<
       }
     };
     await prune('');
-    const note: SpareNote = { at: Date.now(), paths: pathsDigest(tree.entries) };
-    writeFileSync(join(trash, SPARE_NOTE), JSON.stringify(note));
+    writeSpareNote(trash, tree.entries);
     // Beside a site built inside a repository: `git add -A` would add a second copy of it. Deleted when reused (not
     // planned).
     writeFileSync(join(trash, '.gitignore'), SPARE_GITIGNORE);

@@ -4,7 +4,7 @@ import { cpSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFi
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spareListing } from '../../dist/cache/manifest.js';
+import { spareListing, writeSpareNote } from '../../dist/cache/manifest.js';
 import { EXAMPLE_DATA, REAL_EPDS, build, cleanup, tmp, tree } from '../helpers/index.js';
 
 const pause = (ms) => new Promise((ok) => setTimeout(ok, ms));
@@ -157,6 +157,20 @@ test("the spare's folders as they were left are listed from the site's record; o
   await s.again();
   assert.not.ok(existsSync(join(s.out, folder, 'stray.html')));
   assert.equal(tree(s.out), await clean(s.dir));
+});
+
+test('no note where the file system cannot tell a later change by its times', () => {
+  const dir = tmp();
+  /** @type {import('../../dist/cache/manifest.js').TreeEntry} */
+  const root = ['', 0, 0, 0, 1, 0o40755];
+  const entries = [root];
+  const previous = new Map([['', root]]);
+  // A note whose time its own file's mtime lies far below: as on a file system with whole-second (FAT: 2 s) times.
+  assert.is(writeSpareNote(dir, entries, Date.now() + 10_000), false);
+  assert.not.ok(existsSync(join(dir, '.po-node-spare.json')));
+  assert.is(spareListing(dir, previous), undefined);
+  assert.is(writeSpareNote(dir, entries), true);
+  assert.ok(spareListing(dir, previous));
 });
 
 test('--clean deletes the spare unused; the site it replaces is the next spare', async () => {
