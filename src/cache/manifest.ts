@@ -185,11 +185,11 @@ export function spareListing(root: string, previous: ReadonlyMap<string, TreeEnt
   const children = new Map<string, string[]>();
   for (const p of previous.keys()) {
     if (!p) continue;
-    const i = p.lastIndexOf('/');
-    const parent = i < 0 ? '' : p.slice(0, i);
+    const parent = parentOf(p);
+    const name = p.slice(parent ? parent.length + 1 : 0);
     const names = children.get(parent);
-    if (names) names.push(p.slice(i + 1));
-    else children.set(parent, [p.slice(i + 1)]);
+    if (names) names.push(name);
+    else children.set(parent, [name]);
   }
   // A change in the same clock tick as the note may not show in the times: such a folder is read.
   return (rel, st) => (Math.max(st.mtimeMs, st.ctimeMs) < at - RACY_MS ? (children.get(rel) ?? []) : undefined);

@@ -101,7 +101,7 @@ export function extractDataset(root: XNode): ExtractResult {
 }
 
 function described(comments: LangText[]): { description?: string } {
-  const description = comments.length ? pickText(comments) : undefined;
+  const description = pickText(comments);
   return description === undefined ? {} : { description };
 }
 
