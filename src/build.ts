@@ -6,6 +6,8 @@ import type { Catalog } from './catalog/build.js';
 import type { ReferenceReport } from './catalog/references.js';
 import type { ResolvedConfig } from './config/load.js';
 import { BuildCache, cacheFile, cacheKey, defaultCacheDir, type CacheStats } from './cache/build-cache.js';
+import { startHashAhead } from './cache/hash-ahead.js';
+import { defaultThreads } from './catalog/pool.js';
 import {
   BuildManifest,
   describeTree,
@@ -179,6 +181,10 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
   // Taken by the read ahead (which ends it), or not needed.
   if (!ahead) unwarm();
   warm = undefined;
+  // No usable record of this site (a CI runner's fresh checkout, or much changed) but a cache: the inputs are hashed in
+  // a worker while the cache loads, as the cache knows an unchanged input on another machine only by its sha256.
+  const hashAhead =
+    !opts.clean && !changed && (opts.threads ?? defaultThreads()) > 1 && existsSync(cacheAt) ? startHashAhead(found.files) : undefined;
   const {
     cfg,
     now: builtAt,
@@ -193,11 +199,13 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
       ...(ahead ? { ahead } : {}),
       openCache: (cfg, interner, builtAt) => {
         cache = new BuildCache(cfg.out, cfg.baseDir, cacheKey(cfg, builtAt, cwd), opts.clean ?? false, cacheAt).load(interner, manifest);
+        cache.hashAhead = hashAhead;
         return cache;
       },
     },
     prepared,
   );
+  hashAhead?.stop();
   try {
     const base = {
       out: cfg.out,

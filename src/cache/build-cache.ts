@@ -23,11 +23,11 @@ import type { ResolvedConfig } from '../config/load.js';
 import type { Finding } from '../findings.js';
 import type { Ref } from '../parse/extract.js';
 import type { InputFile } from '../read/inputs.js';
-import { readFileReused } from '../read/zip.js';
 import { eachJsonLine } from '../util/json-files.js';
 import { isInside, toPosix } from '../util/paths.js';
 import { GENERATOR_VERSION } from '../version.js';
 import { keepBlob } from './blobs.js';
+import { hashBytes, type HashAhead } from './hash-ahead.js';
 import { BuildManifest, spareListing, type FolderListing, type TreeEntry } from './manifest.js';
 
 /**
@@ -267,10 +267,18 @@ export class BuildCache implements OutcomeCache {
   // eslint-disable-next-line @typescript-eslint/require-await -- synchronous reads are the point (OutcomeCache is async)
   async lookupAll(files: readonly InputFile[], readAhead?: Pick<ReadonlySet<string>, 'has'>): Promise<(CachedOutcome | undefined)[]> {
     const sameMachine = this.prev?.root === this.root;
+    const h = this.hashAhead;
+    // Another machine's cache: nearly every input is hashed, here what the worker has not got to yet, from the end back.
+    if (h && this.prev && !sameMachine) h.hashTheRest();
+    else h?.stop();
     const out = files.map((f) => this.lookup(f, sameMachine, readAhead?.has(f.abs) ?? false));
+    h?.stop();
     this.stats.read = out.filter((o) => !o).length;
     return out;
   }
+
+  /** Inputs being hashed in a worker thread since before the load (a fresh runner: src/cache/hash-ahead.ts). */
+  hashAhead: HashAhead | undefined;
 
   private lookup(file: InputFile, sameMachine: boolean, readAhead: boolean): CachedOutcome | undefined {
     if (file.entry !== undefined) return undefined;
@@ -287,13 +295,8 @@ export class BuildCache implements OutcomeCache {
     // Read ahead: its outcome is the file's whatever the hash would say (100 hashed for nothing in a 1% rebuild).
     if (!e.outcome.digest || readAhead) return undefined;
     // Synchronous, into one reused buffer: 10,000 promise reads on a fresh runner cost twice the time of the hashing.
-    let digest: string;
-    try {
-      digest = createHash('sha256').update(readFileReused(file.abs)).digest('hex');
-    } catch {
-      return undefined;
-    }
-    if (digest !== e.outcome.digest) return undefined;
+    const digest = this.hashAhead ? this.hashAhead.digestOf(file.abs) : hashBytes(file.abs)?.toString('hex');
+    if (digest === undefined || digest !== e.outcome.digest) return undefined;
     // The stat taken before the read: a change during it shows as a mismatch next time.
     this.next.inputs[id] = { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, outcome: e.outcome };
     this.stats.byContent++;
