@@ -269,10 +269,16 @@ export class BuildCache implements OutcomeCache {
     const sameMachine = this.prev?.root === this.root;
     const h = this.hashAhead;
     // Another machine's cache: nearly every input is hashed, here what the worker has not got to yet, from the end back.
+    // Else the stat tells most inputs, and the few others are hashed here (a file the stopped worker was in the middle
+    // of would keep digestOf waiting for it).
     if (h && this.prev && !sameMachine) h.hashTheRest();
-    else h?.stop();
+    else {
+      h?.stop();
+      this.hashAhead = undefined;
+    }
     const out = files.map((f) => this.lookup(f, sameMachine, readAhead?.has(f.abs) ?? false));
-    h?.stop();
+    this.hashAhead?.stop();
+    this.hashAhead = undefined;
     this.stats.read = out.filter((o) => !o).length;
     return out;
   }

@@ -33,7 +33,7 @@ export class HashAhead {
   /** Hash what the worker has not claimed yet, from the last file back: call once the main thread has nothing else to do. */
   hashTheRest(): void {
     for (let i = this.paths.length - 1; i >= 0; i--) {
-      // The worker goes forward and claims in order: a file it claimed means it has every one before.
+      // The worker goes forward and claims in order: a file it claimed means it has claimed or passed every one before.
       if (!this.claimAndHash(i)) break;
     }
   }
@@ -51,7 +51,7 @@ export class HashAhead {
     return s === FAILED ? undefined : hashFile(abs);
   }
 
-  /** Done with it: the worker stops (its `exit` frees what it claimed). */
+  /** Done with it: the worker stops (a file it was hashing stays claimed: ask digestOf no more). */
   stop(): void {
     void this.worker?.terminate();
   }
