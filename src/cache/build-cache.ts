@@ -27,7 +27,7 @@ import { eachJsonLine } from '../util/json-files.js';
 import { isInside, toPosix } from '../util/paths.js';
 import { GENERATOR_VERSION } from '../version.js';
 import { keepBlob } from './blobs.js';
-import { hashBytes, type HashAhead } from './hash-ahead.js';
+import { hashFile, type HashAhead } from './hash-ahead.js';
 import { BuildManifest, spareListing, type FolderListing, type TreeEntry } from './manifest.js';
 
 /**
@@ -301,7 +301,7 @@ export class BuildCache implements OutcomeCache {
     // Read ahead: its outcome is the file's whatever the hash would say (100 hashed for nothing in a 1% rebuild).
     if (!e.outcome.digest || readAhead) return undefined;
     // Synchronous, into one reused buffer: 10,000 promise reads on a fresh runner cost twice the time of the hashing.
-    const digest = this.hashAhead ? this.hashAhead.digestOf(file.abs) : hashBytes(file.abs)?.toString('hex');
+    const digest = this.hashAhead ? this.hashAhead.digestOf(file.abs) : hashFile(file.abs);
     if (digest === undefined || digest !== e.outcome.digest) return undefined;
     // The stat taken before the read: a change during it shows as a mismatch next time.
     this.next.inputs[id] = { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, outcome: e.outcome };

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
-import type { InputFile } from '../read/inputs.js';
+import { isPlainXml, type InputFile } from '../read/inputs.js';
 import { readFileReused } from '../read/zip.js';
 
 /**
@@ -18,10 +18,8 @@ export class HashAhead {
   private worker: Worker | undefined;
 
   constructor(readonly paths: readonly string[]) {
-    const n = paths.length;
-    const shared = new SharedArrayBuffer(4 * n + 32 * n);
-    this.state = new Int32Array(shared, 0, n);
-    this.digests = new Uint8Array(shared, 4 * n, 32 * n);
+    const shared = new SharedArrayBuffer(36 * paths.length);
+    ({ state: this.state, digests: this.digests } = sharedTables(shared, paths.length));
     this.index = new Map(paths.map((p, i) => [p, i]));
     const w = new Worker(new URL('./hash-worker.js', import.meta.url), { workerData: { paths, shared } });
     // A worker that dies leaves files unclaimed (the main thread hashes them) or one claimed (see digestOf).
@@ -34,7 +32,7 @@ export class HashAhead {
   hashTheRest(): void {
     for (let i = this.paths.length - 1; i >= 0; i--) {
       // The worker goes forward and claims in order: a file it claimed means it has claimed or passed every one before.
-      if (!this.claimAndHash(i)) break;
+      if (!claimAndHash(this.state, this.digests, this.paths, i, MAIN)) break;
     }
   }
 
@@ -55,25 +53,33 @@ export class HashAhead {
   stop(): void {
     void this.worker?.terminate();
   }
-
-  private claimAndHash(i: number): boolean {
-    if (Atomics.compareExchange(this.state, i, UNCLAIMED, MAIN) !== UNCLAIMED) return false;
-    const d = hashBytes(this.paths[i]!);
-    if (d) this.digests.set(d, 32 * i);
-    Atomics.store(this.state, i, d ? DONE : FAILED);
-    return true;
-  }
 }
 
 /** States of a file: not claimed, claimed by the worker, claimed by the main thread, hashed, unreadable. */
-export const UNCLAIMED = 0;
+const UNCLAIMED = 0;
 export const CLAIMED = 1;
 const MAIN = 2;
-export const DONE = 3;
-export const FAILED = 4;
+const DONE = 3;
+const FAILED = 4;
+
+/** The state of each file and its digest (32 bytes), on the memory both threads share. */
+export function sharedTables(shared: SharedArrayBuffer, n: number): { state: Int32Array; digests: Uint8Array } {
+  return { state: new Int32Array(shared, 0, n), digests: new Uint8Array(shared, 4 * n, 32 * n) };
+}
+
+/** Claim file `i` for thread `by` (CLAIMED or MAIN) and hash it into the tables; false where another thread has it. */
+export function claimAndHash(state: Int32Array, digests: Uint8Array, paths: readonly string[], i: number, by: number): boolean {
+  if (Atomics.compareExchange(state, i, UNCLAIMED, by) !== UNCLAIMED) return false;
+  const d = hashBytes(paths[i]!);
+  if (d) digests.set(d, 32 * i);
+  Atomics.store(state, i, d ? DONE : FAILED);
+  // digestOf may be waiting for it.
+  Atomics.notify(state, i);
+  return true;
+}
 
 /** The sha256 of a file's bytes, or undefined where it cannot be read (as the cache's own lookup). */
-export function hashBytes(abs: string): Buffer | undefined {
+function hashBytes(abs: string): Buffer | undefined {
   try {
     return createHash('sha256').update(readFileReused(abs)).digest();
   } catch {
@@ -81,10 +87,11 @@ export function hashBytes(abs: string): Buffer | undefined {
   }
 }
 
-const hashFile = (abs: string): string | undefined => hashBytes(abs)?.toString('hex');
+/** hashBytes as hex, the form the cache records. */
+export const hashFile = (abs: string): string | undefined => hashBytes(abs)?.toString('hex');
 
 /** Hash the plain files of `files` (not ZIP archives or their entries) ahead; undefined when there are none. */
 export function startHashAhead(files: readonly InputFile[]): HashAhead | undefined {
-  const plain = files.filter((f) => f.kind === 'xml' && !f.zip && f.entry === undefined).map((f) => f.abs);
+  const plain = files.filter(isPlainXml).map((f) => f.abs);
   return plain.length ? new HashAhead(plain) : undefined;
 }

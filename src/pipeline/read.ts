@@ -5,7 +5,7 @@ import { checkReferences, type ReferenceReport } from '../catalog/references.js'
 import { loadConfig, type ConfigOverrides, type ResolvedConfig } from '../config/load.js';
 import { countFindings, sortFindings, type Finding } from '../findings.js';
 import { finding } from '../messages/finding.js';
-import { discoverInputs, type Discovery, type InputFile } from '../read/inputs.js';
+import { discoverInputs, isPlainXml, type Discovery, type InputFile } from '../read/inputs.js';
 import { expandZips } from '../read/zip.js';
 import { append } from '../util/append.js';
 import type { Worker } from 'node:worker_threads';
@@ -118,7 +118,7 @@ export function startReadAhead(
   warm?: Worker,
 ): ReadAhead | undefined {
   if ((opts.threads ?? defaultThreads()) <= 1) return undefined;
-  const plain = files.filter((f) => f.kind === 'xml' && !f.zip && f.entry === undefined);
+  const plain = files.filter(isPlainXml);
   return plain.length ? readAhead(plain, catalogOptions(prepared.cfg, prepared.now, opts), warm) : undefined;
 }
 

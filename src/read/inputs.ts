@@ -35,6 +35,9 @@ export interface InputFile {
   stat?: [number, number, number];
 }
 
+/** An XML file of its own on disk (not a ZIP archive's entry): what can be read, or hashed, ahead of the cache. */
+export const isPlainXml = (f: InputFile): boolean => f.kind === 'xml' && !f.zip && f.entry === undefined;
+
 export interface Discovery {
   files: InputFile[];
   findings: Finding[];
