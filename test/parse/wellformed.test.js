@@ -28,6 +28,7 @@ const GOOD = {
   'end tags with white space before >': '<a><b></b \n></a\t>',
   'prefixed names and an empty element with white space': '<p:a xmlns:p="urn:p"><p:b-c.d_e p:x = "1" /></p:a>',
   'a name with a non-ASCII character after ASCII ones': '<a><bé xé="1"></bé></a>',
+  'a prefix declared again on siblings': `<a>${'<p:b xmlns:p="urn:p" p:x="1">&lt;</p:b>'.repeat(20)}</a>`,
 };
 
 const BAD = {
@@ -65,6 +66,15 @@ const BAD = {
   'attribute without a quote': ['<a b= c/>', 'xml-malformed'],
   '"/ >" ending a tag': ['<a / >', 'xml-malformed'],
   'start tag not closed': ['<a b="1"', 'xml-malformed'],
+  // The check remembers where the next "<", "&" and "]]>" are and the prefixes of names it met: each fault after
+  // many clean tags and texts, or in a later value of one tag.
+  '< in the second value of a tag': ['<a x="1" y="2<3"/>', 'xml-malformed'],
+  '< in a value after clean tags': [`<a>${'<b x="1">t</b>'.repeat(50)}<b x="1" y="<"/></a>`, 'xml-malformed'],
+  'bare & after clean texts and a reference': [`<a>${'<b>t &amp; u</b>'.repeat(50)}<b>t & u</b></a>`, 'xml-malformed'],
+  'bare & in a later value': ['<a x="&amp;" y="1 & 2"/>', 'xml-malformed'],
+  ']]> in text after a CDATA section': ['<a><![CDATA[ x ]]> y ]]></a>', 'xml-malformed'],
+  'a prefix met declared, then undeclared': ['<a><p:b xmlns:p="urn:p"/><p:b/></a>', 'xml-malformed', 'ns'],
+  'an attribute prefix met declared, then undeclared': ['<a><b xmlns:p="urn:p" p:x="1"/><b p:x="1"/></a>', 'xml-malformed', 'ns'],
   'two attributes of one prefixed name through two prefixes, third attribute': [
     '<a xmlns:p="urn:p" xmlns:q="urn:p" xml:lang="en" p:x="1" q:x="2"/>',
     'xml-malformed',
