@@ -131,7 +131,9 @@ export function cacheKey(cfg: ResolvedConfig, now: Date, cwd: string): string {
     deploy: {
       ...cfg.deploy,
       out: rel(cfg.deploy.out),
-      siteRoot: isInside(cfg.baseDir, cfg.deploy.siteRoot) ? rel(cfg.deploy.siteRoot) : cfg.deploy.siteRoot,
+      // By default the output folder (absolute here, as `out`): relative like it. A root given for the server stays.
+      siteRoot:
+        cfg.deploy.siteRoot === cfg.out || isInside(cfg.baseDir, cfg.deploy.siteRoot) ? rel(cfg.deploy.siteRoot) : cfg.deploy.siteRoot,
     },
     ...(configFile ? { configFile: rel(configFile) } : {}),
   };

@@ -1,4 +1,4 @@
-import { chmodSync, cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -219,6 +219,28 @@ test('fresh runner: the same inputs at another path, new mtimes, the cache folde
   const clean = await build({ cwd: b, config: join(b, 'po-node.config.json'), out: join(tmp(), 'site'), clean: true, ...quiet });
   assert.equal(tree(join(b, 'site')), tree(clean.out));
   assert.equal(c.findings, clean.findings);
+});
+
+test('fresh runner: a config in a subfolder with the site beside it (out "../site", as the example node) is recognised too', async () => {
+  // The host configs' site root defaults to the output folder, an absolute path: outside the config's folder it went
+  // into the cache key as it was, so another checkout path never matched the cache.
+  const setUp = (dir) => {
+    cpSync(EXAMPLE_DATA, join(dir, 'data'), { recursive: true });
+    const config = { inputs: ['../data'], out: '../site', cacheDir: '../.po-node-cache' };
+    mkdirSync(join(dir, 'conf'));
+    writeFileSync(join(dir, 'conf', 'po-node.config.json'), JSON.stringify(config));
+    return { cwd: dir, config: join(dir, 'conf', 'po-node.config.json'), ...quiet };
+  };
+  const a = tmp('po-node-runner-a-');
+  const first = await build(setUp(a));
+  await first.settled;
+  const b = tmp('po-node-runner-b-');
+  const opts = setUp(b);
+  cpSync(join(a, '.po-node-cache'), join(b, '.po-node-cache'), { recursive: true });
+  const r = await build(opts);
+  assert.is(r.cache.read, 0, 'no input parsed or validated again');
+  assert.is(r.cache.byContent, first.cache.read, 'every input recognised by its bytes');
+  assert.equal(tree(join(b, 'site')), tree(join(a, 'site')));
 });
 
 test('fresh runner: a changed config or a file with the same size but other bytes is not taken from the cache', async () => {
