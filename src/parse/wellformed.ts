@@ -160,9 +160,9 @@ function scan(text: string, limits: ShapeLimits, bytes: boolean, sink: TokenSink
     if (textEnd - i > maxToken) {
       throw new Malformed(`a text of ${kb(textEnd - i)} KB, over the ${limits.maxTokenKB} KB limit (limits.maxTokenKB)`, i, 'xml-limit');
     }
-    // Most texts hold neither `&` nor `]]>`: told by the offsets found last, without a call.
+    // Most texts hold neither `&` nor `]]>`: told by the offsets found last, without a search.
     if (stack.length) {
-      if ((next.amp !== -1 && next.amp < textEnd) || (next.cdEnd !== -1 && next.cdEnd < textEnd)) checkText(next, i, textEnd);
+      if (next.mayHoldMarkup(textEnd)) checkText(next, i, textEnd);
     } else if (textEnd > i && !/^[ \t\r\n]*$/.test(text.slice(i, textEnd))) {
       const at = i + text.slice(i, textEnd).search(/[^ \t\r\n]/);
       throw new Malformed(rootDone ? 'text after the root element' : 'text before the root element', at);
@@ -394,7 +394,7 @@ function startTag(
     if (vEnd < 0) throw new Malformed(`value of attribute ${an} not closed`, p);
     const lt2 = next.lessThan(vStart);
     if (lt2 >= 0 && lt2 < vEnd) throw new Malformed(`"<" in the value of attribute ${an}`, lt2);
-    if (next.amp !== -1 && next.amp < vEnd) checkReferences(next, vStart, vEnd);
+    if (next.mayHoldAmpersand(vEnd)) checkReferences(next, vStart, vEnd);
     if (n >= limits.maxAttributes) {
       throw new Malformed(`more than ${limits.maxAttributes} attributes on <${name}> (limits.maxAttributes)`, p, 'xml-limit');
     }
@@ -522,10 +522,21 @@ function unbind(bindings: Map<string, string[]>, prefixes: string[] | undefined)
  */
 class Next {
   /** Offset of the next `&`, `]]>` and `<` found (-1: none is left; -2: not looked for yet). */
-  amp = -2;
-  cdEnd = -2;
-  lt = -2;
+  private amp = -2;
+  private cdEnd = -2;
+  private lt = -2;
   constructor(readonly text: string) {}
+  /**
+   * Whether an `&` may lie before `to` in what is still to be checked: not when the last one found lies at or past it,
+   * or none is left (the offsets are asked for ever larger `from`, so none lies between).
+   */
+  mayHoldAmpersand(to: number): boolean {
+    return this.amp !== -1 && this.amp < to;
+  }
+  /** The same for an `&` or a `]]>` (the faults of a text). */
+  mayHoldMarkup(to: number): boolean {
+    return this.mayHoldAmpersand(to) || (this.cdEnd !== -1 && this.cdEnd < to);
+  }
   ampersand(from: number): number {
     if (this.amp !== -1 && this.amp < from) this.amp = this.text.indexOf('&', from);
     return this.amp;
