@@ -1,35 +1,61 @@
-// The page writer's thread (src/emit/page-writer.ts): makes and writes EPD pages while the main thread writes the rest.
+// The page writer's thread (src/emit/page-writer.ts): makes and writes EPD pages, and copies inputs into the site,
+// while the main thread writes the rest.
+import { createHash } from 'node:crypto';
+import { chmodSync, lstatSync, mkdirSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { keepBlob } from '../cache/blobs.js';
 import { readSpan } from '../util/spool.js';
 import { pageBytes } from './epd-page.js';
-import { createFile, writeAll } from './files.js';
-import type { PageBatch, PageReply } from './page-writer.js';
+import { copyInto, createFile, writeAll } from './files.js';
+import type { CopyResult, PageBatch, PageReply } from './page-writer.js';
 
 let blobDirMade = false;
 // One batch after the other: one page in memory at a time.
 let queue: Promise<void> = Promise.resolve();
 parentPort!.on('message', (b: PageBatch) => {
   queue = queue.then(async () => {
-    const reply: PageReply = { id: b.id, sizes: [], kept: [] };
+    const reply: PageReply = { id: b.id, sizes: [], kept: [], copies: [] };
     const take = b.spool === undefined ? undefined : readSpan.bind(undefined, b.spool);
     for (const j of b.jobs) {
       let size: number | undefined;
       let kept = false;
+      let copied: CopyResult | undefined;
       try {
-        const bytes = await pageBytes(j.d, { cfg: b.cfg, pdf: j.pdf, zip: j.zip }, take);
-        size = createFile(j.to, b.file, (fd) => writeAll(fd, bytes));
-        if (j.blob) {
-          kept = keepBlob(j.to, j.blob.to, size, j.blob.size === size, blobDirMade);
-          blobDirMade = true;
+        if ('copy' in j) {
+          // Hashed only where the file is no longer as its stat recorded (then the main thread compares the digest).
+          const hash = createHash('sha256');
+          let c: ReturnType<typeof copyInto> | undefined;
+          size = createFile(j.to, b.file, (fd) => (c = copyInto(j.copy, fd, hash, j.stat)).size);
+          copied = c!.hashed ? { asRecorded: c!.asRecorded, digest: hash.digest('hex') } : { asRecorded: c!.asRecorded };
+        } else {
+          if (j.dir) makeDir(j.dir, b.dirMode, b.fixDir);
+          const bytes = await pageBytes(j.d, { cfg: b.cfg, pdf: j.pdf, zip: j.zip }, take);
+          size = createFile(j.to, b.file, (fd) => writeAll(fd, bytes));
+          if (j.blob) {
+            kept = keepBlob(j.to, j.blob.to, size, j.blob.size === size, blobDirMade);
+            blobDirMade = true;
+          }
         }
       } catch {
         // Not written (a full disk, a document gone): the main thread makes it and reports what fails.
         size = undefined;
+        copied = undefined;
       }
       reply.sizes.push(size);
       reply.kept.push(kept);
+      reply.copies.push(copied);
     }
     parentPort!.postMessage(reply);
   });
 });
+
+/** A page's own folder (its parent exists); one there already is taken if it is a folder. */
+function makeDir(dir: string, mode: number, fix: boolean): void {
+  try {
+    mkdirSync(dir, mode);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || !lstatSync(dir).isDirectory()) throw e;
+    return;
+  }
+  if (fix) chmodSync(dir, mode);
+}

@@ -1,12 +1,13 @@
 import { Worker } from 'node:worker_threads';
 import type { PageDataset } from './epd-page.js';
-import type { NewFile, PagePlan } from './files.js';
+import type { CopyStat, NewFile, PagePlan } from './files.js';
 
 /**
  * The EPD pages, made and written in a thread of their own while the main thread writes the rest of the site
  * (docs/performance.md, "The page thread"): a page is a function of plain data (its EPD's index, what it links to,
  * its LCIA table in the spool, whose file the thread reads by descriptor), and after the read the main thread wrote
- * the whole site alone with the other core idle. Any page the thread does not report written is made on the main
+ * the whole site alone with the other core idle. The thread makes the pages' own folders, and copies the inputs the
+ * main thread has not reached from the other end. Any job the thread does not report written is made on the main
  * thread as before: a thread that cannot start or dies costs only time.
  */
 
@@ -18,27 +19,55 @@ export interface PageJob {
   zip: boolean;
   /** Keep it as this blob (BuildCache.blobFor): the size of the one the previous build kept there. */
   blob?: { to: string; size?: number };
+  /** Make this folder first (the page's own: no other file of the site is in it). */
+  dir?: string;
 }
 
-/** One message to the thread: pages of one site, their shared context. */
+/**
+ * One input copied into the site by the thread (an EPD or a dataset it references, keyed by its sha256): copyInto
+ * with `stat`, hashed only where the file is no longer as recorded.
+ */
+export interface CopyJob {
+  to: string;
+  copy: string;
+  stat?: CopyStat;
+}
+
+/** One message to the thread: pages and copies of one site, their shared context. */
 export interface PageBatch {
   id: number;
   cfg: PagePlan['ctx']['cfg'];
   /** The spool's file descriptor (Spool.shared), when the pages' tables are in it. */
   spool?: number;
   file: NewFile;
-  jobs: PageJob[];
+  /** The site's folder mode, and whether the umask takes bits from it (a chmod after mkdir). */
+  dirMode: number;
+  fixDir: boolean;
+  jobs: (PageJob | CopyJob)[];
 }
 
-/** The thread's answer: per job its size when written (else the main thread makes it), and whether it was kept. */
+/**
+ * The thread's answer: per job its size when written (else the main thread makes it), whether it was kept, and for a
+ * copy whether its bytes are those recorded or else their sha256 (hex).
+ */
 export interface PageReply {
   id: number;
   sizes: (number | undefined)[];
   kept: boolean[];
+  copies: (CopyResult | undefined)[];
 }
 
-/** Pages per message: a few tens of ms of the thread's work, so the two threads meet close to the end. */
+export interface CopyResult {
+  asRecorded: boolean;
+  digest?: string;
+}
+
+/**
+ * Jobs per message: a few tens of ms of the thread's work, fewer as the jobs left run out (a quarter of the share the
+ * batches out would take, and no fewer than PAGE_BATCH_MIN), so the two threads meet close to the end.
+ */
 export const PAGE_BATCH = 100;
+export const PAGE_BATCH_MIN = 10;
 /** Batches sent ahead: the thread's queue (about 0.2 s of pages) outlasts the main thread's longest write (a list). */
 export const PAGE_BATCHES_OUT = 6;
 /**
@@ -80,8 +109,14 @@ export class PageWriter {
    * thread must make it, and whether it was kept beside the cache; undefined when the thread is gone. `spool`: the
    * tables' spool file (Spool.shared).
    */
-  run(cfg: PageBatch['cfg'], file: NewFile, spool: number | undefined, jobs: PageJob[]): Promise<PageReply | undefined> {
-    return this.post({ id: this.next++, cfg, ...(spool !== undefined ? { spool } : {}), file, jobs });
+  run(
+    cfg: PageBatch['cfg'],
+    file: NewFile,
+    spool: number | undefined,
+    jobs: (PageJob | CopyJob)[],
+    dirs: { mode: number; fix: boolean } = { mode: 0o755, fix: false },
+  ): Promise<PageReply | undefined> {
+    return this.post({ id: this.next++, cfg, ...(spool !== undefined ? { spool } : {}), file, dirMode: dirs.mode, fixDir: dirs.fix, jobs });
   }
 
   private post(batch: PageBatch): Promise<PageReply | undefined> {

@@ -19,7 +19,7 @@ import { OutputError } from '../errors.js';
 import { isSafeDocumentName } from '../read/inputs.js';
 import { isInside } from '../util/paths.js';
 import type { BuildCache } from '../cache/build-cache.js';
-import { copyInto, createFile, writeAll, type NewFile, type PlannedFile } from './files.js';
+import { copyInto, createFile, writeAll, type CopyStat, type NewFile, type PagePlan, type PlannedFile } from './files.js';
 import type { KnownHashes } from './health.js';
 import type { EarlyCompressor } from './precompress.js';
 import { checkWritable, MOUNT_HINT, outputFailure, removeStaleTemps, removeTree, spareFolder, tempPrefix } from './output-dir.js';
@@ -27,7 +27,17 @@ import { describeTree, writeSpareNote, type FolderListing, type TreeRecord } fro
 import { encodeParts, type Part } from './stream.js';
 import { breather, pool } from '../util/pool.js';
 import { defaultThreads } from '../catalog/pool.js';
-import { PAGE_BATCH, PAGE_BATCHES_OUT, PAGE_THREAD_MIN, pageJob, PageWriter } from './page-writer.js';
+import {
+  PAGE_BATCH,
+  PAGE_BATCH_MIN,
+  PAGE_BATCHES_OUT,
+  PAGE_THREAD_MIN,
+  pageJob,
+  PageWriter,
+  type CopyJob,
+  type CopyResult,
+  type PageJob,
+} from './page-writer.js';
 
 /** Written into every site po-node builds, so a later build knows the folder is its own to replace. */
 export const MARKER_FILE = '.po-node.json';
@@ -364,24 +374,6 @@ function probeModes(dir: string): { fixFile: boolean; fixDir: boolean } {
 
 async function writeFiles(w: Writer, files: readonly PlannedFile[]): Promise<void> {
   const { dir, cache, expected } = w;
-  const dirs = new Set<string>();
-  for (const f of files) {
-    // Every folder up to the site's root, intermediate ones too: mkdir applies the umask to each.
-    for (let d = dirname(target(dir, f.path)); d !== dir && !dirs.has(d); d = dirname(d)) dirs.add(d);
-    expected?.add(f.path);
-  }
-  for (const d of dirs) expected?.add(d.slice(dir.length + 1));
-  // Synchronous: thousands of tiny calls. Sorted: a parent before its children. The loops below let the event loop
-  // run every few ms (breather): the lists' compressions stream through it. In the spare, folders are made only for
-  // the files not kept (most folders are there).
-  const breathe = breather();
-  for (const d of w.reuse ? [] : [...dirs].sort()) {
-    mkdirSync(d, { recursive: true, mode: SITE_MODES.dir });
-    if (w.fixDir) chmodSync(d, SITE_MODES.dir);
-    w.made.add(d);
-    const b = breathe();
-    if (b) await b;
-  }
   // Same content key, same bytes: the first file of a key is written, the others become hard links to it
   // (the /v1 copy of each EPD, an EPD's PDF shared by many EPDs), so the site costs the corpus once, not thrice.
   const lead = new Map<string, { path: string; size: number }>();
@@ -393,6 +385,38 @@ async function writeFiles(w: Writer, files: readonly PlannedFile[]): Promise<voi
       if (f.key) lead.set(f.key, { path: f.path, size: 0 });
       first.push(f);
     }
+  }
+  // The EPD pages to make go to the page thread first, then the input copies, so it works beside everything the main
+  // thread writes; the main thread makes them from the other end once it is done with the rest (startAside).
+  const asidePages = w.pageThread ? pagesAside(w, first) : [];
+  const candidates = asidePages.length ? [...asidePages, ...copiesAside(w, first)] : [];
+  const apart = new Set(candidates);
+  // In a new tree the pages' own folders (one per EPD) are the thread's to make (startAside): the main thread makes
+  // the others, 2,000 instead of 12,000 at 10,000 EPDs, before anything else.
+  const ownDirs = new Set<string>();
+  if (!w.reuse) for (const f of asidePages) ownDirs.add(dirname(target(dir, f.path)));
+  const dirs = new Set<string>();
+  for (const f of files) {
+    // Every folder up to the site's root, intermediate ones too: mkdir applies the umask to each.
+    const d0 = dirname(target(dir, f.path));
+    const own = ownDirs.has(d0) && f.page !== undefined && apart.has(f);
+    for (let d = own ? dirname(d0) : d0; d !== dir && !dirs.has(d); d = dirname(d)) dirs.add(d);
+    expected?.add(f.path);
+  }
+  for (const d of dirs) {
+    ownDirs.delete(d);
+    expected?.add(d.slice(dir.length + 1));
+  }
+  // Synchronous: thousands of tiny calls. Sorted: a parent before its children. The loops below let the event loop
+  // run every few ms (breather): the lists' compressions stream through it. In the spare, folders are made only for
+  // the files not kept (most folders are there).
+  const breathe = breather();
+  for (const d of w.reuse ? [] : [...dirs].sort()) {
+    mkdirSync(d, { recursive: true, mode: SITE_MODES.dir });
+    if (w.fixDir) chmodSync(d, SITE_MODES.dir);
+    w.made.add(d);
+    const b = breathe();
+    if (b) await b;
   }
   // Files of the previous site still as the build manifest recorded them (same inode, size, mtime and mode): kept
   // where the spare has them, else linked synchronously; known to hold the bytes of their key (health need not read
@@ -438,12 +462,8 @@ async function writeFiles(w: Writer, files: readonly PlannedFile[]): Promise<voi
     }
     return rest;
   };
-  // The EPD pages to make go to the page thread first, so it works beside everything the main thread writes; the main
-  // thread makes them from the other end once it is done with the rest (pagesAside).
-  const candidates = w.pageThread ? pagesAside(w, first) : [];
   const pages = candidates.length ? await linkedOr(candidates) : [];
-  const aside = pages.length >= PAGE_THREAD_MIN ? await startAside(w, pages) : undefined;
-  const apart = new Set(candidates);
+  const aside = pages.length >= PAGE_THREAD_MIN ? await startAside(w, pages, asidePages[0]!.page!, ownDirs) : undefined;
   // Documents that get precompressed siblings first (the lists): they are compressed in the thread pool while the
   // rest is linked and written. After everything else, a 1% rebuild of 10,000 EPDs waited 0.5 s for them.
   const withSiblings: PlannedFile[] = [];
@@ -518,26 +538,44 @@ function pagesAside(w: Writer, files: readonly PlannedFile[]): PlannedFile[] {
 }
 
 /**
- * EPD pages made in the page thread (src/emit/page-writer.ts) from the front of `pages`, a batch at a time, while the
- * main thread writes the rest of the site; `finish` then makes them here from the back until the two meet, makes any
- * the thread did not write, and records them all in their order (the cache's record stays the same whatever the
- * split). An unchanged page is linked from the previous site or the blob folder here first, as writeOne would.
+ * Input files copied as they are (EPDs, the datasets they reference), keyed by their sha256 and without precompressed
+ * siblings: the page thread may copy them (copyInto, as writeOne would).
+ */
+function copiesAside(w: Writer, files: readonly PlannedFile[]): PlannedFile[] {
+  return files.filter((f) => !f.page && 'copy' in f.source && f.key?.startsWith('sha256:') && !w.early?.wants(f.path));
+}
+
+/**
+ * EPD pages, then input copies, made in the page thread (src/emit/page-writer.ts) from the front of `files`, a batch at
+ * a time, while the main thread writes the rest of the site; `finish` then makes them here from the back until the two
+ * meet, makes any the thread did not write, and records them all in their order (the cache's record stays the same
+ * whatever the split). An unchanged file is linked from the previous site or the blob folder here first, as writeOne
+ * would. A page whose folder is in `ownDirs` (its own, in a new tree) has it made by the thread, unless it is needed
+ * here first.
  */
 async function startAside(
   w: Writer,
-  pages: readonly PlannedFile[],
+  files: readonly PlannedFile[],
+  { ctx, spool }: PagePlan,
+  ownDirs: ReadonlySet<string>,
 ): Promise<{ finish(sized: (f: PlannedFile, size: number) => void): Promise<void>; stop(): Promise<void> }> {
   const { cache } = w;
-  const made: { f: PlannedFile; to: string; size?: number; kept?: boolean }[] = [];
+  const made: { f: PlannedFile; to: string; dir?: string; size?: number; kept?: boolean; copied?: CopyResult }[] = [];
   const reused: [PlannedFile, number][] = [];
-  for (const f of pages) {
+  for (const f of files) {
     const to = target(w.dir, f.path);
-    ensureDir(w, dirname(to));
+    const d = dirname(to);
+    // A page of its own folder with nothing to link there: the thread makes the folder.
+    const deferred = ownDirs.has(d) && !w.made.has(d) && !(cache && f.key && cache.reusable(f.path, f.key).length);
+    if (deferred) {
+      made.push({ f, to, dir: d });
+      continue;
+    }
+    ensureDir(w, d);
     const size = await reuseOutput(w, f, to);
     if (size !== undefined) reused.push([f, size]);
     else made.push({ f, to });
   }
-  const { ctx, spool } = pages[0]!.page!;
   let fd: number | undefined;
   try {
     fd = spool?.shared();
@@ -545,7 +583,12 @@ async function startAside(
     // A closed spool: the pages read their documents again.
   }
   const writer = made.length ? new PageWriter() : undefined;
-  const jobs = made.map(({ f, to }) => pageJob(to, f.page!, cache && f.key ? cache.blobFor(f.key) : undefined));
+  const jobs = made.map(({ f, to, dir }): PageJob | CopyJob => {
+    if (f.page) return { ...pageJob(to, f.page, cache && f.key ? cache.blobFor(f.key) : undefined), ...(dir ? { dir } : {}) };
+    const s = f.source as { copy: string; stat?: CopyStat };
+    return { to, copy: s.copy, ...(s.stat ? { stat: s.stat } : {}) };
+  });
+  const dirs = { mode: SITE_MODES.dir, fix: w.fixDir };
   let front = 0;
   let back = made.length;
   // Batches out at a time: the thread has work queued while the main thread writes a large list without a break (its
@@ -553,9 +596,10 @@ async function startAside(
   const feed = async () => {
     while (writer && front < back) {
       const from = front;
-      front = Math.min(back, front + PAGE_BATCH);
-      const r = await writer.run(ctx.cfg, w.file, fd, jobs.slice(from, front));
-      r?.sizes.forEach((size, k) => Object.assign(made[from + k]!, { size, kept: r.kept[k] }));
+      const n = Math.max(PAGE_BATCH_MIN, Math.min(PAGE_BATCH, Math.ceil((back - front) / (4 * PAGE_BATCHES_OUT))));
+      front = Math.min(back, front + n);
+      const r = await writer.run(ctx.cfg, w.file, fd, jobs.slice(from, front), dirs);
+      r?.sizes.forEach((size, k) => Object.assign(made[from + k]!, { size, kept: r.kept[k], copied: r.copies[k] }));
     }
   };
   const feeding = Promise.all(Array.from({ length: PAGE_BATCHES_OUT }, feed));
@@ -583,11 +627,14 @@ async function startAside(
       for (const [f, size] of reused) sized(f, size);
       for (const m of made) {
         const inThread = m.size !== undefined && m.kept !== undefined;
-        // Not written by the thread (it ended, or failed on this page): made here, where a failure is reported.
+        // Not written by the thread (it ended, or failed on this one): made here, where a failure is reported.
         const size = (m.size ??= await writeOne(here, m.f));
+        // A copy holds the bytes of its key when the input was still as recorded, or hashed to it (as writeOne).
+        if (inThread && m.copied && (m.copied.asRecorded || m.copied.digest === m.f.key!.slice(7))) w.known.set(m.f.path, m.f.key!);
         if (cache && m.f.key) {
           cache.emitted(m.f.path, m.f.key, size);
-          if (!inThread) cache.keep(m.to, m.f.key, size);
+          // Pages are made, so kept beside the cache (the thread kept its own); copies need not be.
+          if (m.f.page && !inThread) cache.keep(m.to, m.f.key, size);
           else if (m.kept) cache.kept(m.f.key, size);
         }
         sized(m.f, size);

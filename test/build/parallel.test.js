@@ -1,10 +1,10 @@
 // Reading on worker threads (src/catalog/pool.ts) must not change a byte of the site or the report.
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { makeCorpus } from '../helpers/corpus.js';
-import { EXAMPLE_DATA, build, cleanup, tmp, tree } from '../helpers/index.js';
+import { EXAMPLE_DATA, build, cleanup, tmp, tree, wrongModes } from '../helpers/index.js';
 
 test.after.each(cleanup);
 
@@ -68,6 +68,49 @@ test('the page thread: the same site and the same cache record as one thread; it
   const fresh = await build({ ...opts, clean: false, out: join(dir, 'two'), threads: 2, cacheDir: join(dir, 'c2') });
   assert.ok(fresh.cache.fromBlobs >= epds, `pages from the blobs: ${fresh.cache.fromBlobs}`);
   assert.equal(tree(join(dir, 'two')), tree(join(dir, 'one')));
+});
+
+// The page thread also makes the pages' own folders and copies inputs (src/emit/write.ts startAside): under a umask
+// that takes bits, with a private input and one changed after it was read, the same site and health as one thread.
+test('the page thread copies inputs and makes page folders: modes, a private input, a changed one as one thread', async () => {
+  const { dir, corpus, epds } = await pageThreadCorpus();
+  const procs = readdirSync(join(corpus, 'processes')).sort();
+  chmodSync(join(corpus, 'processes', procs[3]), 0o600);
+  // Read, indexed and hashed; then changed on disk (same size) before the site is written: near the front of the
+  // thread's copies and at the main thread's end, so either may copy it.
+  const changed = [procs[0], procs.at(-1)].map((f) => join(corpus, 'processes', f));
+  const change = (e) => {
+    if (e.phase !== 'write') return;
+    for (const f of changed)
+      writeFileSync(f, readFileSync(f, 'utf8').replace('<baseName', '<baseNAME').replace('</baseName', '</baseNAME'));
+  };
+  const sites = {};
+  const umask = process.umask(0o077);
+  try {
+    for (const threads of [1, 2]) {
+      for (const f of changed) writeFileSync(f, readFileSync(f, 'utf8').replaceAll('baseNAME', 'baseName'));
+      const out = join(dir, `t${threads}`);
+      const r = await build({
+        inputs: [corpus],
+        cwd: dir,
+        now,
+        clean: true,
+        level: 1,
+        threads,
+        out,
+        cacheDir: join(dir, `c${threads}`),
+        onProgress: change,
+      });
+      assert.is(r.summary.epds, epds);
+      sites[threads] = { tree: tree(out), health: r.health, modes: wrongModes(out) };
+    }
+  } finally {
+    process.umask(umask);
+  }
+  assert.equal(sites[2].modes, [], 'folders 0755, files 0644');
+  assert.is(sites[2].health.status, 'fail', 'the changed inputs fail health');
+  assert.equal(sites[2].health, sites[1].health);
+  assert.equal(sites[2].tree, sites[1].tree);
 });
 
 // A failure in the write phase while the page thread writes: it is stopped (a thread left running would keep this
