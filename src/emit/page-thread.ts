@@ -39,7 +39,6 @@ parentPort!.on('message', (b: PageBatch) => {
       } catch {
         // Not written (a full disk, a document gone): the main thread makes it and reports what fails.
         size = undefined;
-        copied = undefined;
       }
       reply.sizes.push(size);
       reply.kept.push(kept);

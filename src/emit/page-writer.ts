@@ -116,7 +116,7 @@ export class PageWriter {
     file: NewFile,
     spool: number | undefined,
     jobs: (PageJob | CopyJob)[],
-    dirs: { mode: number; fix: boolean } = { mode: 0o755, fix: false },
+    dirs: { mode: number; fix: boolean },
   ): Promise<PageReply | undefined> {
     return this.post({ id: this.next++, cfg, ...(spool !== undefined ? { spool } : {}), file, dirMode: dirs.mode, fixDir: dirs.fix, jobs });
   }

@@ -394,12 +394,12 @@ async function writeFiles(w: Writer, files: readonly PlannedFile[]): Promise<voi
   // In a new tree the pages' own folders (one per EPD) are the thread's to make (startAside): the main thread makes
   // the others, 2,000 instead of 12,000 at 10,000 EPDs, before anything else.
   const ownDirs = new Set<string>();
-  if (!w.reuse) for (const f of asidePages) ownDirs.add(dirname(target(dir, f.path)));
   const dirs = new Set<string>();
   for (const f of files) {
     // Every folder up to the site's root, intermediate ones too: mkdir applies the umask to each.
     const d0 = dirname(target(dir, f.path));
-    const own = ownDirs.has(d0) && f.page !== undefined && apart.has(f);
+    const own = !w.reuse && f.page !== undefined && apart.has(f);
+    if (own) ownDirs.add(d0);
     for (let d = own ? dirname(d0) : d0; d !== dir && !dirs.has(d); d = dirname(d)) dirs.add(d);
     expected?.add(f.path);
   }

@@ -209,7 +209,7 @@ page(
       const jobs = plans.map((p, k) => pageJob(join(dir, `${k}.html`), p.page, { to: join(dir, 'blobs', `${k}`) }));
       // The second job's folder is missing: not written there, so the main thread must make it.
       jobs[1] = { ...jobs[1], to: join(dir, 'missing', '1.html') };
-      const reply = await writer.run(r.cfg, file, fd, jobs);
+      const reply = await writer.run(r.cfg, file, fd, jobs, { mode: 0o755, fix: false });
       assert.ok(reply, 'answered');
       assert.is(reply.sizes[1], undefined, 'a page it could not write');
       assert.is(reply.kept[1], false);
@@ -222,7 +222,11 @@ page(
         assert.is(statSync(jobs[k].to).mode & 0o777, 0o644);
       }
       await writer.close();
-      assert.is(await writer.run(r.cfg, file, fd, jobs.slice(0, 1)), undefined, 'a closed thread writes nothing');
+      assert.is(
+        await writer.run(r.cfg, file, fd, jobs.slice(0, 1), { mode: 0o755, fix: false }),
+        undefined,
+        'a closed thread writes nothing',
+      );
     } finally {
       await writer.close();
       r.catalog.spool?.close();

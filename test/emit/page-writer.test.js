@@ -30,11 +30,17 @@ test('copies in the page thread: as recorded, not hashed; changed since, hashed;
   const writer = new PageWriter();
   try {
     const file = { mode: 0o644, fixMode: true };
-    const reply = await writer.run(undefined, file, undefined, [
-      { to: join(site, 'a'), copy: a, stat: recorded(a) },
-      { to: join(site, 'b'), copy: b, stat: statB },
-      { to: join(site, 'c'), copy: c, stat: statB },
-    ]);
+    const reply = await writer.run(
+      undefined,
+      file,
+      undefined,
+      [
+        { to: join(site, 'a'), copy: a, stat: recorded(a) },
+        { to: join(site, 'b'), copy: b, stat: statB },
+        { to: join(site, 'c'), copy: c, stat: statB },
+      ],
+      { mode: 0o755, fix: false },
+    );
     assert.ok(reply, 'answered');
     assert.equal(reply.sizes, [300_000, 1000, undefined]);
     assert.equal(reply.copies, [{ asRecorded: true }, { asRecorded: false, digest: sha(readFileSync(b)) }, undefined]);
