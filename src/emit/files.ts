@@ -8,6 +8,7 @@ import { readInput } from '../read/zip.js';
 import type { ListEntryStore } from './list-entries.js';
 import type { Part } from './stream.js';
 import type { Spool } from '../util/spool.js';
+import type { FileEntries } from './zip-writer.js';
 
 /** One file of the site: where it goes, what it is, and where its bytes come from. */
 export interface PlannedFile {
@@ -16,13 +17,14 @@ export interface PlannedFile {
   contentType: string;
   /**
    * `parts`: generated while written (the lists; bounded memory), called once per write. `make`: made when written;
-   * several buffers (a ZIP export: shared entries, then its central directory) are written in order with one writev.
+   * several buffers (a ZIP export: shared entries, then its central directory) are written in order with one writev;
+   * `files`: a ZIP export's entries as plain files, when the page thread may make it instead (zipFromFiles).
    */
   source:
     | { copy: string; stat?: CopyStat }
     | { text: string }
     | { bytes: Uint8Array }
-    | { make: () => Promise<Uint8Array | readonly Uint8Array[]> }
+    | { make: () => Promise<Uint8Array | readonly Uint8Array[]>; files?: () => FileEntries }
     | { parts: () => Iterable<Part> };
   /** Content key (same key, same bytes): lets an incremental build reuse the previous site's file. */
   key?: string;

@@ -1,5 +1,5 @@
-// The page writer's thread (src/emit/page-writer.ts): makes and writes EPD pages, and copies inputs into the site,
-// while the main thread writes the rest.
+// The page writer's thread (src/emit/page-writer.ts): makes and writes EPD pages, copies inputs into the site and makes
+// ZIP exports, while the main thread writes the rest.
 import { createHash } from 'node:crypto';
 import { chmodSync, lstatSync, mkdirSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
@@ -8,8 +8,11 @@ import { readSpan } from '../util/spool.js';
 import { pageBytes } from './epd-page.js';
 import { copyInto, createFile, writeAll } from './files.js';
 import type { CopyResult, PageBatch, PageReply } from './page-writer.js';
+import { zipFromFiles, type ZipEntry } from './zip-writer.js';
 
 let blobDirMade = false;
+// The ZIP exports' shared entries, made once in this thread.
+const zipEntries = new Map<string, ZipEntry>();
 // One batch after the other: one page in memory at a time.
 let queue: Promise<void> = Promise.resolve();
 parentPort!.on('message', (b: PageBatch) => {
@@ -28,8 +31,12 @@ parentPort!.on('message', (b: PageBatch) => {
           size = createFile(j.to, b.file, (fd) => (c = copyInto(j.copy, fd, hash, j.stat)).size);
           copied = c!.hashed ? { asRecorded: c!.asRecorded, digest: hash.digest('hex') } : { asRecorded: c!.asRecorded };
         } else {
-          if (j.dir) makeDir(j.dir, b.dirMode, b.fixDir);
-          const bytes = await pageBytes(j.d, { cfg: b.cfg, pdf: j.pdf, zip: j.zip }, take);
+          let bytes: Uint8Array | Uint8Array[];
+          if ('entries' in j) bytes = zipFromFiles(j.entries, zipEntries);
+          else {
+            if (j.dir) makeDir(j.dir, b.dirMode, b.fixDir);
+            bytes = await pageBytes(j.d, { cfg: b.cfg, pdf: j.pdf, zip: j.zip }, take);
+          }
           size = createFile(j.to, b.file, (fd) => writeAll(fd, bytes));
           if (j.blob) {
             kept = keepBlob(j.to, j.blob.to, size, j.blob.size === size, blobDirMade);

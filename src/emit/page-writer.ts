@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { PageDataset } from './epd-page.js';
 import type { CopyStat, NewFile, PagePlan } from './files.js';
+import type { FileEntries } from './zip-writer.js';
 
 /**
  * The EPD pages, made and written in a thread of their own while the main thread writes the rest of the site
@@ -8,7 +9,8 @@ import type { CopyStat, NewFile, PagePlan } from './files.js';
  * its LCIA table in the spool, whose file the thread reads by descriptor), and after the read the main thread wrote
  * the whole site alone with the other core idle. The thread makes the pages' own folders, and copies the inputs the
  * main thread has not reached from the other end. Any job the thread does not report written is made on the main
- * thread as before: a thread that cannot start or dies costs only time.
+ * thread as before: a thread that cannot start or dies costs only time. With --zip-export it makes ZIP exports too,
+ * after the copies (the main thread makes them from the other end).
  */
 
 /** One page for the thread: where it goes, what it is made from, where it is kept beside the cache. */
@@ -33,6 +35,13 @@ export interface CopyJob {
   stat?: CopyStat;
 }
 
+/** One ZIP export made by the thread from plain files (zipFromFiles), kept beside the cache as a page is. */
+export interface ZipJob {
+  to: string;
+  entries: FileEntries;
+  blob?: PageJob['blob'];
+}
+
 /** One message to the thread: pages and copies of one site, their shared context. */
 export interface PageBatch {
   id: number;
@@ -43,7 +52,7 @@ export interface PageBatch {
   /** The site's folder mode, and whether the umask takes bits from it (a chmod after mkdir). */
   dirMode: number;
   fixDir: boolean;
-  jobs: (PageJob | CopyJob)[];
+  jobs: (PageJob | CopyJob | ZipJob)[];
 }
 
 /**
@@ -115,7 +124,7 @@ export class PageWriter {
     cfg: PageBatch['cfg'],
     file: NewFile,
     spool: number | undefined,
-    jobs: (PageJob | CopyJob)[],
+    jobs: (PageJob | CopyJob | ZipJob)[],
     dirs: { mode: number; fix: boolean },
   ): Promise<PageReply | undefined> {
     return this.post({ id: this.next++, cfg, ...(spool !== undefined ? { spool } : {}), file, dirMode: dirs.mode, fixDir: dirs.fix, jobs });

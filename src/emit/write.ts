@@ -37,6 +37,7 @@ import {
   type CopyJob,
   type CopyResult,
   type PageJob,
+  type ZipJob,
 } from './page-writer.js';
 
 /** Written into every site po-node builds, so a later build knows the folder is its own to replace. */
@@ -386,10 +387,10 @@ async function writeFiles(w: Writer, files: readonly PlannedFile[]): Promise<voi
       first.push(f);
     }
   }
-  // The EPD pages to make go to the page thread first, then the input copies, so it works beside everything the main
-  // thread writes; the main thread makes them from the other end once it is done with the rest (startAside).
+  // The EPD pages to make go to the page thread first, then the input copies and the ZIP exports, so it works beside
+  // everything the main thread writes; the main thread makes them from the other end once done with the rest (startAside).
   const asidePages = w.pageThread ? pagesAside(w, first) : [];
-  const candidates = asidePages.length ? [...asidePages, ...copiesAside(w, first)] : [];
+  const candidates = asidePages.length ? [...asidePages, ...copiesAside(w, first), ...zipsAside(w, first)] : [];
   const apart = new Set(candidates);
   // In a new tree the pages' own folders (one per EPD) are the thread's to make (startAside): the main thread makes
   // the others, 2,000 instead of 12,000 at 10,000 EPDs, before anything else.
@@ -545,13 +546,18 @@ function copiesAside(w: Writer, files: readonly PlannedFile[]): PlannedFile[] {
   return files.filter((f) => !f.page && 'copy' in f.source && f.key?.startsWith('sha256:') && !w.early?.wants(f.path));
 }
 
+/** ZIP exports of plain files, without precompressed siblings: the page thread may make them (zipFromFiles). */
+function zipsAside(w: Writer, files: readonly PlannedFile[]): PlannedFile[] {
+  return files.filter((f) => 'files' in f.source && f.source.files && !w.early?.wants(f.path));
+}
+
 /**
- * EPD pages, then input copies, made in the page thread (src/emit/page-writer.ts) from the front of `files`, a batch at
- * a time, while the main thread writes the rest of the site; `finish` then makes them here from the back until the two
- * meet, makes any the thread did not write, and records them all in their order (the cache's record stays the same
- * whatever the split). An unchanged file is linked from the previous site or the blob folder here first, as writeOne
- * would. A page whose folder is in `ownDirs` (its own, in a new tree) has it made by the thread, unless it is needed
- * here first.
+ * EPD pages, then input copies, then ZIP exports, made in the page thread (src/emit/page-writer.ts) from the front of
+ * `files`, a batch at a time, while the main thread writes the rest of the site; `finish` then makes them here from
+ * the back until the two meet, makes any the thread did not write, and records them all in their order (the cache's
+ * record stays the same whatever the split). An unchanged file is linked from the previous site or the blob folder
+ * here first, as writeOne would. A page whose folder is in `ownDirs` (its own, in a new tree) has it made by the
+ * thread, unless it is needed here first.
  */
 async function startAside(
   w: Writer,
@@ -583,11 +589,15 @@ async function startAside(
     // A closed spool: the pages read their documents again.
   }
   const writer = made.length ? new PageWriter() : undefined;
-  const jobs = made.map(({ f, to, dir }): PageJob | CopyJob => {
-    if (f.page) return { ...pageJob(to, f.page, cache && f.key ? cache.blobFor(f.key) : undefined), ...(dir ? { dir } : {}) };
-    const s = f.source as { copy: string; stat?: CopyStat };
-    return { to, copy: s.copy, ...(s.stat ? { stat: s.stat } : {}) };
-  });
+  // Made as sent (a ZIP export's entries are 46 objects).
+  const job = ({ f, to, dir }: (typeof made)[number]): PageJob | CopyJob | ZipJob => {
+    const blob = cache && f.key ? cache.blobFor(f.key) : undefined;
+    if (f.page) return { ...pageJob(to, f.page, blob), ...(dir ? { dir } : {}) };
+    const s = f.source;
+    if ('files' in s && s.files) return { to, entries: s.files(), ...(blob ? { blob } : {}) };
+    const c = s as { copy: string; stat?: CopyStat };
+    return { to, copy: c.copy, ...(c.stat ? { stat: c.stat } : {}) };
+  };
   const dirs = { mode: SITE_MODES.dir, fix: w.fixDir };
   let front = 0;
   let back = made.length;
@@ -598,7 +608,7 @@ async function startAside(
       const from = front;
       const n = Math.max(PAGE_BATCH_MIN, Math.min(PAGE_BATCH, Math.ceil((back - front) / (4 * PAGE_BATCHES_OUT))));
       front = Math.min(back, front + n);
-      const r = await writer.run(ctx.cfg, w.file, fd, jobs.slice(from, front), dirs);
+      const r = await writer.run(ctx.cfg, w.file, fd, made.slice(from, front).map(job), dirs);
       r?.sizes.forEach((size, k) => Object.assign(made[from + k]!, { size, kept: r.kept[k], copied: r.copies[k] }));
     }
   };
@@ -633,8 +643,8 @@ async function startAside(
         if (inThread && m.copied && (m.copied.asRecorded || m.copied.digest === m.f.key!.slice(7))) w.known.set(m.f.path, m.f.key!);
         if (cache && m.f.key) {
           cache.emitted(m.f.path, m.f.key, size);
-          // Pages are made, so kept beside the cache (the thread kept its own); copies need not be.
-          if (m.f.page && !inThread) cache.keep(m.to, m.f.key, size);
+          // Pages and ZIP exports are made, so kept beside the cache (the thread kept its own); copies need not be.
+          if ((m.f.page || 'make' in m.f.source) && !inThread) cache.keep(m.to, m.f.key, size);
           else if (m.kept) cache.kept(m.f.key, size);
         }
         sized(m.f, size);

@@ -1,5 +1,6 @@
-import { crc32 as nodeCrc32, deflateRaw } from 'node:zlib';
+import { crc32 as nodeCrc32, deflateRaw, deflateRawSync } from 'node:zlib';
 import { promisify } from 'node:util';
+import { readFileExact } from '../read/zip.js';
 
 /**
  * A minimal deterministic ZIP writer (PKZIP 2.0: stored or deflated entries, no ZIP64, constant timestamps). It
@@ -30,8 +31,16 @@ const LEVEL = 1;
 const deflate = promisify(deflateRaw);
 
 export async function zipEntry(name: string, bytes: Uint8Array, compress: boolean): Promise<ZipEntry> {
+  return entryOf(name, bytes, compress ? await deflate(bytes, { level: LEVEL }) : bytes);
+}
+
+/** zipEntry compressed in this thread (the page thread's: it has a core of its own, the thread pool gains nothing). */
+export function zipEntrySync(name: string, bytes: Uint8Array, compress: boolean): ZipEntry {
+  return entryOf(name, bytes, compress ? deflateRawSync(bytes, { level: LEVEL }) : bytes);
+}
+
+function entryOf(name: string, bytes: Uint8Array, data: Uint8Array): ZipEntry {
   const crc = crc32(bytes);
-  const data = compress ? await deflate(bytes, { level: LEVEL }) : bytes;
   // Incompressible data is stored, as zip tools do.
   return data.length < bytes.length
     ? withName({ crc, size: bytes.length, method: 8, data }, name)
@@ -87,6 +96,26 @@ export function zipParts(entries: readonly ZipEntry[]): Uint8Array[] {
   cd.writeUInt32LE(offset, o + 16);
   parts.push(cd);
   return parts;
+}
+
+/** A ZIP export's entries as plain files, in order: the page thread makes it from them (zipFromFiles). */
+export type FileEntries = { name: string; path: string; compress: boolean; shared: boolean }[];
+
+/**
+ * A ZIP export made from plain files in this thread, as src/emit/dependencies.ts's zipExport makes it; `cache`: the
+ * shared entries, by method and path.
+ */
+export function zipFromFiles(entries: FileEntries, cache: Map<string, ZipEntry>): Uint8Array[] {
+  return zipParts(
+    entries.map((e) => {
+      const make = () => zipEntrySync(e.name, readFileExact(e.path), e.compress);
+      if (!e.shared) return make();
+      const k = `${+e.compress}${e.path}`;
+      let z = cache.get(k);
+      if (!z) cache.set(k, (z = make()));
+      return z.name === e.name ? z : withName(z, e.name);
+    }),
+  );
 }
 
 /** The archive in one buffer (tests, small archives). */

@@ -70,6 +70,22 @@ test('the page thread: the same site and the same cache record as one thread; it
   assert.equal(tree(join(dir, 'two')), tree(join(dir, 'one')));
 });
 
+// With --zip-export the page thread makes ZIP exports after its pages and copies, the main thread from the other end.
+test('ZIP exports beside the page thread: the same site and cache record as one thread; kept for a runner without the site', async () => {
+  const { dir, corpus, epds } = await pageThreadCorpus();
+  const opts = { inputs: [corpus], cwd: dir, now, clean: true, level: 1, zipExport: true };
+  const one = await build({ ...opts, out: join(dir, 'one'), threads: 1, cacheDir: join(dir, 'c1') });
+  const two = await build({ ...opts, out: join(dir, 'two'), threads: 2, cacheDir: join(dir, 'c2') });
+  const t2 = tree(join(dir, 'two'));
+  assert.is(Object.keys(t2).filter((p) => p.endsWith('/zipexport.zip')).length, epds);
+  assert.equal(t2, tree(join(dir, 'one')));
+  await Promise.all([one.settled, two.settled]);
+  rmSync(join(dir, 'two'), { recursive: true, force: true });
+  const fresh = await build({ ...opts, clean: false, out: join(dir, 'two'), threads: 2, cacheDir: join(dir, 'c2') });
+  assert.ok(fresh.cache.fromBlobs >= 2 * epds, `pages and exports from the blobs: ${fresh.cache.fromBlobs}`);
+  assert.equal(tree(join(dir, 'two')), t2);
+});
+
 // The page thread also makes the pages' own folders and copies inputs (src/emit/write.ts startAside): under a umask
 // that takes bits, with a private input and one changed after it was read, the same site and health as one thread.
 test('the page thread copies inputs and makes page folders: modes, a private input, a changed one as one thread', async () => {

@@ -90,4 +90,42 @@ test("a page's own folder made by the thread: the site's mode under a umask that
   }
 });
 
+// With --zip-export the thread also makes ZIP exports of plain files (src/emit/zip-writer.ts zipFromFiles): the bytes
+// the main thread's zipExport makes, its shared entries made once, and a missing input left to the main thread.
+test('ZIP exports in the page thread: the same bytes as the main thread makes; a missing input left to it', async () => {
+  const { readStage } = await import('../../dist/index.js');
+  const { planDependencyFiles } = await import('../../dist/emit/dependencies.js');
+  const { EXAMPLE_CONFIG } = await import('../helpers/index.js');
+  const r = await readStage({ config: EXAMPLE_CONFIG, now: new Date('2026-01-02T03:04:05Z'), zipExport: true });
+  const zips = planDependencyFiles(r.catalog.epds, r.references, { zipExport: true }).filter((f) => f.path.endsWith('zipexport.zip'));
+  assert.ok(zips.length >= 5, 'exports planned');
+  /** @type {{ make: () => Promise<Uint8Array[]>, files?: () => import('../../dist/emit/zip-writer.js').FileEntries }[]} */
+  const sources = zips.map((f) => /** @type {any} */ (f.source));
+  assert.ok(
+    sources.every((s) => s.files),
+    'every export of plain files may go to the thread',
+  );
+  const site = join(tmp(), 'site');
+  mkdirSync(site);
+  const jobs = sources.map((s, k) => ({ to: join(site, `${k}.zip`), entries: s.files() }));
+  // One entry gone (as if deleted after it was read): the thread cannot make that export.
+  const gone = {
+    to: join(site, 'gone.zip'),
+    entries: [...jobs[0].entries, { ...jobs[0].entries[0], path: join(site, 'nothing-here.xml') }],
+  };
+  const writer = new PageWriter();
+  try {
+    const reply = await writer.run(undefined, { mode: 0o644, fixMode: false }, undefined, [...jobs, gone], { mode: 0o755, fix: false });
+    assert.ok(reply, 'answered');
+    assert.is(reply.sizes.at(-1), undefined, 'left to the main thread');
+    for (const [k, f] of zips.entries()) {
+      const main = Buffer.concat(await sources[k].make());
+      assert.ok(readFileSync(jobs[k].to).equals(main), `${f.path}: the same bytes`);
+      assert.is(reply.sizes[k], main.length);
+    }
+  } finally {
+    await writer.close();
+  }
+});
+
 test.run();
