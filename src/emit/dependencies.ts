@@ -6,7 +6,7 @@ import type { InputFile } from '../read/inputs.js';
 import { inputBytes, readInput } from '../read/zip.js';
 import { documentContentType, safeUuid as safe, SUB } from '../site/routes.js';
 import { inputSource, type PlannedFile } from './files.js';
-import { withName, zipEntry, zipParts, type FileEntries, type ZipEntry } from './zip-writer.js';
+import { named, zipEntry, zipParts, type FileEntries, type ZipEntry } from './zip-writer.js';
 
 /** Bump when zipExport's layout changes, so cached exports are not reused. */
 const ZIP_FORMAT = 'zipexport/2\n';
@@ -107,8 +107,7 @@ export async function zipExport(
     if (!cache || !e.shared) return make(e);
     let slot = cache.get(e.file);
     if (!slot) cache.set(e.file, (slot = []));
-    const z = await (slot[+e.compress] ??= make(e));
-    return z.name === e.name ? z : withName(z, e.name);
+    return named(await (slot[+e.compress] ??= make(e)), e.name);
   };
   return zipParts(await Promise.all(exportEntries(epd, datasets, documents).map(entry)));
 }

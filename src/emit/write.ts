@@ -591,10 +591,14 @@ async function startAside(
   const writer = made.length ? new PageWriter() : undefined;
   // Made as sent (a ZIP export's entries are 46 objects).
   const job = ({ f, to, dir }: (typeof made)[number]): PageJob | CopyJob | ZipJob => {
-    const blob = cache && f.key ? cache.blobFor(f.key) : undefined;
-    if (f.page) return { ...pageJob(to, f.page, blob), ...(dir ? { dir } : {}) };
+    // Made files are kept beside the cache (copies are not): only they need their blob's place.
+    const blob = () => (cache && f.key ? cache.blobFor(f.key) : undefined);
+    if (f.page) return { ...pageJob(to, f.page, blob()), ...(dir ? { dir } : {}) };
     const s = f.source;
-    if ('files' in s && s.files) return { to, entries: s.files(), ...(blob ? { blob } : {}) };
+    if ('files' in s && s.files) {
+      const b = blob();
+      return { to, entries: s.files(), ...(b ? { blob: b } : {}) };
+    }
     const c = s as { copy: string; stat?: CopyStat };
     return { to, copy: c.copy, ...(c.stat ? { stat: c.stat } : {}) };
   };

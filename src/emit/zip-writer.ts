@@ -47,6 +47,11 @@ function entryOf(name: string, bytes: Uint8Array, data: Uint8Array): ZipEntry {
     : withName({ crc, size: bytes.length, method: 0, data: bytes }, name);
 }
 
+/** A shared entry as `name` (itself when it was made under that name). */
+export function named(e: ZipEntry, name: string): ZipEntry {
+  return e.name === name ? e : withName(e, name);
+}
+
 /** The same entry under another name (one input file named differently by two exports). */
 export function withName(e: Pick<ZipEntry, 'crc' | 'size' | 'method' | 'data'>, name: string): ZipEntry {
   const n = Buffer.from(name, 'utf8');
@@ -113,7 +118,7 @@ export function zipFromFiles(entries: FileEntries, cache: Map<string, ZipEntry>)
       const k = `${+e.compress}${e.path}`;
       let z = cache.get(k);
       if (!z) cache.set(k, (z = make()));
-      return z.name === e.name ? z : withName(z, e.name);
+      return named(z, e.name);
     }),
   );
 }
