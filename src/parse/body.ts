@@ -176,15 +176,18 @@ export class ProcessScan implements TokenSink {
     let hasRef = false;
     for (let k = 0; k < tag.count; k++) if (tag.names[k] === 'refObjectId') hasRef = true;
     const rawAttrs = tag.xmlns !== 0 || hasRef || parent.role === 'exchanges' || parent.role === 'other' ? this.text.slice(from, to) : '';
+    // The tables of tags below go by the check's memo of the tag where it keeps one: the same object for the same
+    // text (an object's hash is stored in it; a string's is computed from its characters, each time for a new slice).
+    const key = tag.memo ?? rawAttrs;
     let list: [string, string][] | undefined;
     let scope = parent.scope;
     // Declarations that change nothing (exports repeat the root's on every epd:amount) leave the scope as it is.
     if (tag.xmlns === 2) {
       // Each distinct tag is worked out once per scope.
       const known = tableOf(memo.scopes, parent.scope);
-      let s = known.get(rawAttrs);
+      let s = known.get(key);
       if (s === undefined)
-        known.set(rawAttrs, (s = declare(parent.scope, (list = attributesOf(rawAttrs)), this.value, memo, this.bound) ?? null));
+        known.set(key, (s = declare(parent.scope, (list = attributesOf(rawAttrs)), this.value, memo, this.bound) ?? null));
       if (!s) return this.fail();
       scope = s;
     }
@@ -211,8 +214,8 @@ export class ProcessScan implements TokenSink {
       if (role === 'amount') {
         // Exports write a few dozen distinct epd:amount tags, each many times: read once per scope.
         const known = tableOf(memo.amounts, scope);
-        attrs = known.get(rawAttrs);
-        if (attrs === undefined) known.set(rawAttrs, (attrs = readAttrs(list ?? attributesOf(rawAttrs), scope, this.value) ?? null));
+        attrs = known.get(key);
+        if (attrs === undefined) known.set(key, (attrs = readAttrs(list ?? attributesOf(rawAttrs), scope, this.value) ?? null));
       } else attrs = readAttrs(list ?? attributesOf(rawAttrs), scope, this.value);
       if (!attrs) return this.fail();
       if (attrs['refObjectId'] !== undefined && attrs['type'] !== undefined) {
@@ -236,7 +239,7 @@ export class ProcessScan implements TokenSink {
         lc.plainDeclarations(from, to);
         if (!empty) frame.lcia = 'lcia';
       }
-    } else if (lc && (parent.lcia !== undefined || lc.inText())) lc.start(frame, parent.lcia, tag, rawAttrs, attrs ?? undefined);
+    } else if (lc && (parent.lcia !== undefined || lc.inText())) lc.start(frame, parent.lcia, tag, rawAttrs, attrs ?? undefined, key);
     if (role === 'result') this.body.lciaResults++;
     if (!empty) this.stack.push(frame);
   }
@@ -453,7 +456,7 @@ class LciaCollector {
   private textFrom = -1;
   /** Attributes by tag text as written (exports repeat a few dozen `epd:amount` tags). */
   private readonly lists = new Map<string, [string, string][]>();
-  private readonly plain = new Map<string, boolean>();
+  private readonly plain = new Map<string | object, boolean>();
 
   constructor(
     private readonly text: string,
@@ -480,10 +483,17 @@ class LciaCollector {
    * A start tag inside the element; `raw` its attributes as written when the body scan cut them out ('' when not),
    * `attrs` when the body scan read them (values with their references decoded, not trimmed).
    */
-  start(frame: Frame, pr: LciaRole | undefined, tag: OpenTag, raw: string, attrs: Record<string, string> | undefined): void {
+  start(
+    frame: Frame,
+    pr: LciaRole | undefined,
+    tag: OpenTag,
+    raw: string,
+    attrs: Record<string, string> | undefined,
+    key: string | object = raw,
+  ): void {
     if (this.declined) return;
     // A declaration that changes nothing repeats one in force, which was plain (the root's, or one read here).
-    if (this.textFrom >= 0 || (tag.xmlns === 2 && !this.plainAttrs(raw))) {
+    if (this.textFrom >= 0 || (tag.xmlns === 2 && !this.plainAttrs(raw, key))) {
       this.declined = true;
       return;
     }
@@ -539,12 +549,12 @@ class LciaCollector {
   }
 
   /** Namespace declarations the body scan and scanLcia read alike: no white space at the ends, no reference. */
-  private plainAttrs(raw: string): boolean {
+  private plainAttrs(raw: string, key: string | object = raw): boolean {
     if (!raw.includes('xmlns')) return true;
-    let ok = this.plain.get(raw);
+    let ok = this.plain.get(key);
     if (ok === undefined) {
       ok = this.list(raw).every(([n, v]) => !isXmlns(n) || (v === v.trim() && !v.includes('&') && !v.includes('\r')));
-      this.plain.set(raw, ok);
+      this.plain.set(key, ok);
     }
     return ok;
   }
@@ -661,10 +671,10 @@ function declare(
 
 /** One document's memo tables (src/util/memo.ts). */
 interface BodyMemo {
-  /** Scopes by parent scope and attributes as written (null: not readable). */
-  scopes: Map<Map<string, string>, Map<string, Map<string, string> | null>>;
-  /** Attributes of epd:amount tags by scope and attributes as written (null: not readable); shared, never changed. */
-  amounts: Map<Map<string, string>, Map<string, Record<string, string> | null>>;
+  /** Scopes by parent scope and attributes as written, or the check's memo of the tag (null: not readable). */
+  scopes: Map<Map<string, string>, Map<string | object, Map<string, string> | null>>;
+  /** Attributes of epd:amount tags by scope and attributes as written or memo (null: not readable); shared, never changed. */
+  amounts: Map<Map<string, string>, Map<string | object, Record<string, string> | null>>;
   /** Derived scopes by parent scope and declaration. */
   derived: Map<Map<string, string>, Map<string, Map<string, string>>>;
 }

@@ -68,6 +68,11 @@ export interface OpenTag {
    * already, which change nothing; 2 at least one that does.
    */
   xmlns: 0 | 1 | 2;
+  /**
+   * The same object for every start tag of the document with this one's text (to its `>`) under the same namespace
+   * bindings, undefined where the check keeps no memo of it: a key for a sink's own tables of tags.
+   */
+  memo: object | undefined;
 }
 
 export type WellFormed =
@@ -150,8 +155,16 @@ function scan(text: string, limits: ShapeLimits, bytes: boolean, sink: TokenSink
   const declared: (string[] | undefined)[] = [];
   let nodes = 0;
   let rootDone = false;
-  const pos: Pos = { end: 0, quote: 0, n: 0, xmlns: 0 };
-  const tag: OpenTag = { lt: 0, name: '', end: 0, from: 0, to: 0, empty: false, names: ATTR_NAMES, count: 0, xmlns: 0 };
+  const pos: Pos = { end: 0, quote: 0, n: 0, xmlns: 0, uris: undefined };
+  // Start tags already checked, by their text and the namespace bindings in force (TagMemo): exports repeat a few
+  // dozen tags hundreds of times (every LCIA result's epd:amount tags). `state` names the bindings in force, -1 none
+  // memoised; `states` holds the state outside each open element.
+  const memo: Map<string, TagMemo>[] = [];
+  const states: number[] = [];
+  let state = 0;
+  let lastState = 0;
+  let memoised = 0;
+  const tag: OpenTag = { lt: 0, name: '', end: 0, from: 0, to: 0, empty: false, names: ATTR_NAMES, count: 0, xmlns: 0, memo: undefined };
   const maxToken = limits.maxTokenKB * 1024;
   for (;;) {
     const lt = text.indexOf('<', i);
@@ -217,6 +230,7 @@ function scan(text: string, limits: ShapeLimits, bytes: boolean, sink: TokenSink
         while (isSpace(text.charCodeAt(e))) e++;
         if (text.charCodeAt(e) === 0x3e /* > */) {
           stack.pop();
+          state = states.pop()!;
           unbind(bindings, declared.pop());
           if (!stack.length) rootDone = true;
           i = e + 1;
@@ -232,18 +246,56 @@ function scan(text: string, limits: ShapeLimits, bytes: boolean, sink: TokenSink
       if (open !== name) {
         throw new Malformed(open ? `end tag </${name}> does not match <${open}>` : `end tag </${name}> without a start tag`, lt);
       }
+      state = states.pop()!;
       unbind(bindings, declared.pop());
       if (!stack.length) rootDone = true;
       i = END_TAG_END.lastIndex;
       sink?.close(lt, name, i);
     } else {
       if (rootDone) throw new Malformed('a second root element', lt);
-      const name = nameAt(text, lt + 1, pos, bytes);
-      if (!name) throw new Malformed('"<" not followed by a tag name (write &lt; in text)', lt);
-      const from = pos.end;
-      i = startTag(next, lt, name, from, limits, bindings, declared, pos, bytes);
-      const empty = text.charCodeAt(i - 2) === 0x2f; /* / */
-      nodes += 1 + pos.n;
+      // A tag met before in the same bindings: its verdict and effects are known. Its text up to the first `>` is the
+      // key; only tags that end there are kept, so a tag with a `>` in a value never matches one.
+      const gt = state < 0 ? -1 : text.indexOf('>', lt);
+      const raw = gt >= 0 && gt - lt < MEMO_TAG_CHARS ? text.slice(lt, gt + 1) : undefined;
+      const known = raw === undefined ? undefined : memo[state]?.get(raw);
+      let name: string;
+      let from: number;
+      let empty: boolean;
+      let count: number;
+      let xmlns: 0 | 1 | 2;
+      let after: number;
+      let kept: TagMemo | undefined;
+      if (known) {
+        kept = known;
+        ({ name, empty, xmlns, after } = known);
+        count = known.names.length;
+        from = lt + known.from;
+        i = gt + 1;
+        if (known.decl) {
+          for (let k = 0; k < known.decl.length; k++) bindings.get(known.decl[k]!)!.push(known.uris![k]!);
+        }
+        declared.push(known.decl);
+        for (let k = 0; k < count; k++) ATTR_NAMES[k] = known.names[k]!;
+      } else {
+        const tagName = nameAt(text, lt + 1, pos, bytes);
+        if (!tagName) throw new Malformed('"<" not followed by a tag name (write &lt; in text)', lt);
+        name = tagName;
+        from = pos.end;
+        i = startTag(next, lt, name, from, limits, bindings, declared, pos, bytes);
+        empty = text.charCodeAt(i - 2) === 0x2f; /* / */
+        count = pos.n;
+        xmlns = pos.xmlns;
+        // Bindings that change make a state of their own (-1 past MEMO_STATES: no memo inside).
+        after = state < 0 || xmlns < 2 ? state : lastState < MEMO_STATES ? ++lastState : -1;
+        if (raw !== undefined && i === gt + 1 && memoised < MEMO_TAGS) {
+          const names = ATTR_NAMES.slice(0, count);
+          const decl = declared[declared.length - 1];
+          kept = { name, from: from - lt, names, empty, xmlns, decl, uris: pos.uris, after };
+          (memo[state] ??= new Map()).set(raw, kept);
+          memoised++;
+        }
+      }
+      nodes += 1 + count;
       if (i - lt > maxToken) {
         const what = `start tag <${name}> of ${kb(i - lt)} KB, over the ${limits.maxTokenKB} KB limit (limits.maxTokenKB)`;
         throw new Malformed(what, lt, 'xml-limit');
@@ -253,6 +305,8 @@ function scan(text: string, limits: ShapeLimits, bytes: boolean, sink: TokenSink
       }
       if (!empty) {
         stack.push(name);
+        states.push(state);
+        state = after;
         if (stack.length > limits.maxDepth) {
           throw new Malformed(`elements nested more than ${limits.maxDepth} deep (limits.maxDepth)`, lt, 'xml-limit');
         }
@@ -268,8 +322,9 @@ function scan(text: string, limits: ShapeLimits, bytes: boolean, sink: TokenSink
         tag.from = from;
         tag.to = empty ? i - 2 : i - 1;
         tag.empty = empty;
-        tag.count = pos.n;
-        tag.xmlns = pos.xmlns;
+        tag.count = count;
+        tag.xmlns = xmlns;
+        tag.memo = kept;
         sink.open(tag);
       }
     }
@@ -293,7 +348,32 @@ interface Pos {
   quote: number;
   n: number;
   xmlns: 0 | 1 | 2;
+  /** The namespaces the tag's declarations bind, in the order of its entry in `declared`. */
+  uris: string[] | undefined;
 }
+
+/** A start tag checked: what the check made of it and did to the bindings, for the next tag of the same text. */
+interface TagMemo {
+  name: string;
+  /** Offset of its attributes from its `<`. */
+  from: number;
+  names: string[];
+  empty: boolean;
+  xmlns: 0 | 1 | 2;
+  /** Its entry in `declared` (the prefixes it binds, shared: never changed) and their namespaces. */
+  decl: string[] | undefined;
+  uris: string[] | undefined;
+  /** The bindings' state inside it. */
+  after: number;
+}
+
+/**
+ * Bounds of one document's memo: tags longer than this are not kept (the key is their text), nor more tags, nor tags
+ * under more binding states (a hostile document declaring anew on every element).
+ */
+const MEMO_TAG_CHARS = 512;
+const MEMO_TAGS = 4096;
+const MEMO_STATES = 256;
 
 /** Attribute names and offsets of the start tag being read: reused from tag to tag (one document at a time). */
 const ATTR_NAMES: string[] = [];
@@ -382,6 +462,7 @@ function startTag(
 ): number {
   let n = 0;
   pos.xmlns = 0;
+  pos.uris = undefined;
   let seen: Set<string> | undefined;
   let decl: string[] | undefined;
   const text = next.text;
@@ -420,6 +501,7 @@ function startTag(
       }
       if (prefix && uri === '') throw new Malformed(`empty namespace name for prefix ${prefix} (XML 1.1 only)`, p);
       (decl ??= []).push(prefix);
+      (pos.uris ??= []).push(uri);
       if (list) list.push(uri);
       else bindings.set(prefix, [uri]);
     }

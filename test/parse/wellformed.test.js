@@ -29,6 +29,11 @@ const GOOD = {
   'prefixed names and an empty element with white space': '<p:a xmlns:p="urn:p"><p:b-c.d_e p:x = "1" /></p:a>',
   'a name with a non-ASCII character after ASCII ones': '<a><bé xé="1"></bé></a>',
   'a prefix declared again on siblings': `<a>${'<p:b xmlns:p="urn:p" p:x="1">&lt;</p:b>'.repeat(20)}</a>`,
+  // Repeated tags are taken from the check's memo (same text, same bindings): with a ">" in a value, and nested in
+  // themselves.
+  'repeated tags with ">" in a value': `<a>${'<b x="1>2" y="3"/><b x="1>2" y="3"/><b x="1>2"/><b x="1>2" z="4"/>'.repeat(3)}</a>`,
+  'a repeated tag binding a prefix anew, then the outer binding used': `<a xmlns:p="urn:p">${'<b xmlns:p="urn:q"/><b xmlns:p="urn:q"><p:c/></b>'.repeat(2)}<p:c/></a>`,
+  'a repeated tag nested in itself': `<a>${'<p:b xmlns:p="urn:p">'.repeat(5)}${'</p:b>'.repeat(5)}</a>`,
 };
 
 const BAD = {
@@ -75,6 +80,23 @@ const BAD = {
   ']]> in text after a CDATA section': ['<a><![CDATA[ x ]]> y ]]></a>', 'xml-malformed'],
   'a prefix met declared, then undeclared': ['<a><p:b xmlns:p="urn:p"/><p:b/></a>', 'xml-malformed', 'ns'],
   'an attribute prefix met declared, then undeclared': ['<a><b xmlns:p="urn:p" p:x="1"/><b p:x="1"/></a>', 'xml-malformed', 'ns'],
+  // The same tag text met again under other bindings: the memo of checked tags must not carry the first verdict over.
+  'a repeated tag, its prefix undeclared after the declaring siblings': [
+    `<a>${'<p:b xmlns:p="urn:p" p:x="1">1</p:b>'.repeat(3)}<p:c/></a>`,
+    'xml-malformed',
+    'ns',
+  ],
+  'a repeated tag whose prefix went out of scope': ['<a><b xmlns:p="urn:p"><p:c/><p:c/></b><p:c/></a>', 'xml-malformed', 'ns'],
+  'a repeated tag whose two prefixes come to mean one namespace': [
+    '<a xmlns:p="urn:p" xmlns:q="urn:q"><e p:x="1" q:x="2"/><e p:x="1" q:x="2"/><b xmlns:q="urn:p"><e p:x="1" q:x="2"/></b></a>',
+    'xml-malformed',
+    'ns',
+  ],
+  'a repeated tag whose two prefixes come to mean one namespace in a repeated parent': [
+    '<a xmlns:p="urn:p" xmlns:q="urn:q"><b xmlns:q="urn:r"><e p:x="1" q:x="2"/></b><b xmlns:q="urn:p"><e p:x="1" q:x="2"/></b></a>',
+    'xml-malformed',
+    'ns',
+  ],
   'two attributes of one prefixed name through two prefixes, third attribute': [
     '<a xmlns:p="urn:p" xmlns:q="urn:p" xml:lang="en" p:x="1" q:x="2"/>',
     'xml-malformed',
@@ -320,6 +342,37 @@ test('a sink is told which start tags declare namespaces, and whether any declar
       ['i', 'xmlns', 2],
     ],
   );
+});
+
+test('repeated tags (from the memo of checked tags): the same tokens, and the limits still count each one', () => {
+  // Each told token is compared with the same document whose repeats differ in white space (no memo hit).
+  const repeats = `<a xmlns:q="urn:q">${'<p:b xmlns:p="urn:p" p:x="1" q:y="2"><c/></p:b>'.repeat(4)}<p:b xmlns:p="urn:p"/></a>`;
+  let k = 0;
+  const unique = repeats.replace(/<p:b xmlns/g, () => `<p:b${' '.repeat(++k)}xmlns`).replace(/<c\/>/g, () => `<c${' '.repeat(++k)}/>`);
+  const fields = (t) => [t[0], t[3], t[5] ?? null, t[6] ?? null, t[7] ?? null];
+  assert.equal(told(repeats).map(fields), told(unique).map(fields));
+  assert.equal(
+    told(repeats)
+      .filter((t) => t[0] === 0)
+      .map((t) => t[7]),
+    [2, 2, 0, 2, 0, 2, 0, 2, 0, 2],
+    'each p:b still declares a binding that changes',
+  );
+  const spans = told(repeats).filter((t) => t[0] === 0 && t[3] === 'p:b');
+  assert.equal(
+    spans.map((t) => [t[4], repeats.slice(t[1], t[2])]),
+    [...repeats.matchAll(/<p:b( [^>]*?)\/?>/g)].map((m) => [m[1], m[0]]),
+  );
+  const lim = (over) => ({ ...DEFAULT_SHAPE_LIMITS, ...over });
+  const nodes = checkWellFormed(`<a>${'<b x="1"/>'.repeat(10)}</a>`, lim({ maxNodes: 20 }));
+  assert.is(failure(nodes).ruleId, 'xml-limit', 'maxNodes over repeated tags');
+  assert.ok(checkWellFormed(`<a>${'<b x="1"/>'.repeat(9)}</a>`, lim({ maxNodes: 20 })).ok);
+  assert.is(failure(checkWellFormed(`${'<b>'.repeat(5)}${'</b>'.repeat(5)}`, lim({ maxDepth: 4 }))).ruleId, 'xml-limit');
+  assert.ok(checkWellFormed(`${'<b>'.repeat(4)}${'</b>'.repeat(4)}`, lim({ maxDepth: 4 })).ok);
+  // More binding states than the memo keeps: the verdicts do not change past its bound.
+  const states = Array.from({ length: 300 }, (_, i) => `<p:b xmlns:p="urn:${i}"><p:c/></p:b>`).join('');
+  assert.ok(checkWellFormed(`<a>${states}</a>`).ok);
+  assert.is(failure(checkWellFormed(`<a>${states}<p:c/></a>`)).ruleId, 'xml-malformed');
 });
 
 test('a sink is told no tag beyond the shape limits: the check refuses it first', () => {
