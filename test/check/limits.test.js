@@ -51,6 +51,14 @@ function bodyCapReported(report, encoded) {
   );
 }
 
+t("the peak RSS a child reports is its own, not this test process's (getrusage carries the parent's over the exec)", async () => {
+  // 300 MB held (and touched) here while the child runs: a child of about 100 MB must not report 300.
+  const held = Buffer.alloc(300 * MB, 1);
+  const r = await runCli(['--version']);
+  assert.is(r.code, 0, r.err);
+  assert.ok(r.rssMB !== undefined && r.rssMB < 200, `peak RSS ${r.rssMB?.toFixed(0)} MB with ${held.length / MB} MB held by the parent`);
+});
+
 t('a 300 MB list body without Content-Length: aborted at the 64 MB cap, peak RSS bounded', async () => {
   const { s, answers } = await listServer((res) => endlessBody(res, 300));
   const r = await runCli(['check', s.url, '--json', '--retries', '0']);

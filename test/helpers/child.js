@@ -7,7 +7,7 @@ const PRELOAD = fileURLToPath(new URL('./rss-preload.js', import.meta.url));
 
 /**
  * Run the CLI in a child process; resolves with its exit code, stdout, stderr, wall time and peak RSS in MB
- * (process.resourceUsage().maxRSS of the child, printed by rss-preload.js). Killed after killMs.
+ * (VmHWM of the child, printed by rss-preload.js). Killed after killMs.
  * `as`: a command prefix the child runs under (e.g. setpriv to drop root).
  * @param {string[]} args
  * @param {{ killMs?: number, cwd?: string, env?: Record<string, string>, as?: string[] }} [options]
