@@ -1,10 +1,12 @@
-// npm run bench [-- --count N] [--skip-zip] [--rss-only] [--keep] [--reuse]: synthetic corpus from the real example EPDs,
-// then builds measured against baselines taken in the same run on the same files (cp -r, native xmllint). Prints
-// figures and ratios and writes them as JSON (bench/results-<count>.json) for tracking. Builds use the default
-// settings (no per-EPD ZIP exports); one full build and one 1% rebuild with --zip-export are measured besides.
+// npm run bench [-- --count N] [--skip-zip] [--rss-only] [--keep] [--reuse] [--corpus-only]: synthetic corpus from
+// the real example EPDs, then builds measured against baselines taken in the same run on the same files (cp -r,
+// native xmllint). Prints figures and ratios and writes them as JSON (bench/results-<count>.json) for tracking. Builds
+// use the default settings (no per-EPD ZIP exports) and the Node options the CLI gives a build on this machine
+// (src/util/launch.ts); one full build and one 1% rebuild with --zip-export are measured besides.
 //   --skip-zip  leave out the --zip-export builds (a 100k corpus would write ~40 GB of per-EPD ZIPs)
 //   --rss-only  corpus, cp -r and the no-validation build only: the memory figure of a large run
 //   --keep      keep the corpus (in .bench/n<count>); --reuse builds from a kept corpus instead of generating it
+//   --corpus-only  generate the corpus and stop (with --keep: for measurements of your own)
 // Nothing is deleted until the last figure is taken (see `discard`): the bench needs room for all it writes, about
 // 22 times the corpus with the --zip-export builds (18 GB at 10,000 EPDs), 5 times without.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -13,6 +15,7 @@ import { cpus, totalmem } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { launchFlags } from '../dist/util/launch.js';
 import { makeCorpus } from '../test/helpers/corpus.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -25,8 +28,15 @@ const { values: args } = parseArgs({
     'rss-only': { type: 'boolean', default: false },
     reuse: { type: 'boolean', default: false },
     'corpus-only': { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
   },
 });
+if (args.help) {
+  // The comment at the top of this file is its usage.
+  const usage = readFileSync(fileURLToPath(import.meta.url), 'utf8').match(/^(\/\/.*\n)+/)?.[0] ?? '';
+  process.stdout.write(usage.replace(/^\/\/ ?/gm, ''));
+  process.exit(0);
+}
 const rssOnly = args['rss-only'];
 const zipRun = !rssOnly && !args['skip-zip'];
 const count = Number(args.count);
@@ -90,10 +100,15 @@ function fileSystemOf(dir) {
   }
 }
 
+/**
+ * The Node options `po-node build` runs with on this machine (src/util/launch.ts: one V8 background thread on two
+ * cores): each build is measured as the CLI runs it.
+ */
+const buildFlags = launchFlags(['build']);
 /** One build in its own process. Every build runs in `work` as its checkout, with the cache folder in it (as in CI). */
 function runBuild(out, opts = {}, input = corpus) {
   opts = { cwd: work, cacheDir: join(work, 'cache'), ...opts };
-  const child = [join(ROOT, 'bench', 'build-child.js'), input, out, JSON.stringify(opts)];
+  const child = [...buildFlags, join(ROOT, 'bench', 'build-child.js'), input, out, JSON.stringify(opts)];
   const r = spawnSync(process.execPath, child, { encoding: 'utf8', maxBuffer: 1 << 26 });
   if (r.status !== 0) throw new Error(`build failed: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop());
@@ -119,7 +134,8 @@ function xmllintSchema() {
 }
 
 log(
-  `po-node bench: ${count} EPDs on ${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`,
+  `po-node bench: ${count} EPDs on ${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}` +
+    (buildFlags.length ? `; builds run as the CLI runs them: node ${buildFlags.join(' ')}` : ''),
 );
 const ready = join(work, 'corpus.done');
 if (args.reuse && existsSync(ready)) log(`reusing the corpus in ${corpus}`);
@@ -272,6 +288,7 @@ const results = {
     node: process.version,
     fileSystem: fileSystem ?? null,
   },
+  buildNodeFlags: buildFlags,
   count,
   rssOnly,
   corpusMB: +(bytes / 1e6).toFixed(1),
