@@ -7,6 +7,7 @@ import { countFindings, sortFindings, type Finding } from '../findings.js';
 import { finding } from '../messages/finding.js';
 import { discoverInputs, isPlainXml, type Discovery, type InputFile } from '../read/inputs.js';
 import { expandZips } from '../read/zip.js';
+import { xsdEngine } from '../validate/xsd.js';
 import { append } from '../util/append.js';
 import type { Worker } from 'node:worker_threads';
 
@@ -40,8 +41,11 @@ export interface ReadStageHooks {
 
 export type ProgressEvent =
   | { phase: 'discover'; files: number }
-  /** `cached`: of `done`, the inputs whose outcome came from the incremental-build cache (not read). */
-  | { phase: 'read'; done: number; total: number; cached: number }
+  /**
+   * `cached`: of `done`, the inputs whose outcome came from the incremental-build cache (not read). `xsd`, on the last
+   * event: which xmllint validated the inputs read against the schemas (absent: none read, or XSD off).
+   */
+  | { phase: 'read'; done: number; total: number; cached: number; xsd?: 'native' | 'wasm' }
   | { phase: 'write'; files: number }
   | { phase: 'verify' };
 
@@ -149,7 +153,14 @@ export async function readStage(opts: ReadStageOptions = {}, hooks: ReadStageHoo
     ...(hooks.ahead ? { ahead: hooks.ahead } : {}),
     interner,
     ...(opts.threads ? { threads: opts.threads } : {}),
-    onProgress: (done, total, cached) => opts.onProgress?.({ phase: 'read', done, total, cached }),
+    onProgress: (done, total, cached) =>
+      opts.onProgress?.({
+        phase: 'read',
+        done,
+        total,
+        cached,
+        ...(done === total && total > cached && cfg.validation.xsd ? { xsd: xsdEngine() } : {}),
+      }),
   });
   const refs = checkReferences(catalog, { require: cfg.requireDependencies, closures: cfg.zipExport });
   append(catalog.findings, refs.findings);
