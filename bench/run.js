@@ -225,7 +225,7 @@ for (let i = 0; i < tries; i++) {
   siteBytes ??= du(join(work, 'site-noval'));
   discard(join(work, 'site-noval'));
 }
-let full, noop, onePct, fresh, zipFull, zipOnePct, zipSiteBytes;
+let full, noop, onePct, onePctTries, fresh, zipFull, zipOnePct, zipSiteBytes;
 /**
  * Change the name of 1% of the EPDs of a corpus; `from` picks which 1%. A kept corpus is changed again by every run:
  * the mark is counted up ("changed 2 "), so the names do not grow from run to run.
@@ -250,8 +250,16 @@ if (!rssOnly) {
   // "The spare tree"): an unmeasured 1% rebuild made it, freeing only the changed files' inodes.
   change1pct(corpus, 0);
   runBuild(join(work, 'site'));
-  change1pct(corpus, 1);
-  onePct = runBuild(join(work, 'site'));
+  // Measured as the full build it is divided by: after `sync` (the writes of the rebuild before must not land on it),
+  // best of two below 20,000 EPDs, each with another 1% changed and a spare as the first had.
+  onePctTries = [];
+  for (const from of [1, 4].slice(0, tries)) {
+    change1pct(corpus, from);
+    spawnSync('sync');
+    const b = runBuild(join(work, 'site'));
+    onePctTries.push(b.ms);
+    onePct = faster(b, onePct);
+  }
   // Fresh runner, 1% changed: a new checkout at another path (cp -r: new mtimes and ctimes), no previous site, the
   // cache folder restored as actions/cache does; then another 1% of the EPDs changed. Not timed: the copies.
   const runner = join(work, 'runner');
@@ -301,6 +309,8 @@ const results = {
     fullBuild: full?.ms ?? null,
     noopRebuild: noop?.ms ?? null,
     rebuild1pct: onePct?.ms ?? null,
+    // Each measured 1% rebuild, in order (rebuild1pct is the faster).
+    rebuild1pctTries: onePctTries ?? null,
     freshRunner1pct: fresh?.ms ?? null,
     xmllintSchema: xmllintMs ?? null,
     fullBuildZipExport: zipFull?.ms ?? null,
@@ -371,7 +381,8 @@ if (full) {
   console.log(
     `no-op rebuild     ${f(noop.ms)}  (${r(results.ratios.noopVsFull)} full; target <= 0.05x${noop.upToDate ? ', up to date' : ''}${settled(noop)})`,
   );
-  console.log(`1% changed        ${f(onePct.ms)}  (${r(results.ratios.onePctVsFull)} full; target <= 0.1x${settled(onePct)})`);
+  const each = onePctTries.length > 1 ? `; best of ${onePctTries.map(f).join(' and ')}` : '';
+  console.log(`1% changed        ${f(onePct.ms)}  (${r(results.ratios.onePctVsFull)} full; target <= 0.1x${each}${settled(onePct)})`);
   const c = fresh.cache;
   console.log(
     `fresh runner, 1%  ${f(fresh.ms)}  (${r(results.ratios.freshRunner1pctVsFull)} full; target <= 0.25x; ${c.read} inputs read, ` +
