@@ -21,11 +21,12 @@ export type { Encoding } from '../config/load.js';
 /** The file name suffix of each encoding, as nginx and Apache look for it. */
 export const ENCODING_EXT: Readonly<Record<Encoding, string>> = { gzip: '.gz', br: '.br' };
 /**
- * Levels, measured on a 2,000-EPD bench corpus (docs/hosting.md): gzip 9 costs about what 6 does and is the smallest;
- * brotli 6 is as small as 9 at a fraction of the time, 11 saves another 12% at about 60 times the time of 6.
+ * Levels, measured (docs/hosting.md, "Why these levels"): on the documents of a 10,000-EPD site (132 MB: the lists,
+ * their pages, the catalogue) gzip 8 is as small as 9 (+0.07%) in 6-14% less time, and brotli 5 as small as 6 (+0.5%)
+ * in 10-20% less; a 1% rebuild compresses the whole lists again (52 MB). gzip 7 is 6% larger, brotli 4 41%.
  */
-const GZIP_LEVEL = 9;
-const BROTLI_QUALITY = 6;
+const GZIP_LEVEL = 8;
+const BROTLI_QUALITY = 5;
 
 /** Content types worth compressing; everything else a host serves (PDF, ZIP, images) is compressed already. */
 const COMPRESSIBLE = /^(application\/(xml|json|javascript)|text\/(html|css|javascript|plain|csv)|image\/svg\+xml)\b/;

@@ -69,8 +69,8 @@ test('early: compressed as written, unless the cache can link the sibling; the p
   assert.equal(
     planned.map((f) => [f.path, f.key]),
     [
-      [`${list.path}.br`, `br-6:sha256:${list.digest}`],
-      [`${list.path}.gz`, `gzip-9:sha256:${list.digest}`],
+      [`${list.path}.br`, `br-5:sha256:${list.digest}`],
+      [`${list.path}.gz`, `gzip-8:sha256:${list.digest}`],
     ],
   );
   assert.ok(Buffer.from(await /** @type {any} */ (planned[1].source).make()).equals(streamed), 'the early bytes, not compressed again');
@@ -84,14 +84,14 @@ test('a document with a content key (a list page linked from the previous site) 
   assert.equal(
     planned.map((f) => [f.path, f.key]),
     [
-      [`${list.path}.br`, `br-6:${key}`],
-      [`${list.path}.gz`, `gzip-9:${key}`],
+      [`${list.path}.br`, `br-5:${key}`],
+      [`${list.path}.gz`, `gzip-8:${key}`],
     ],
   );
   // As the early compressor keys the same document when the writer writes it.
   const asked = [];
   new EarlyCompressor(CONFIG, (_path, k) => (asked.push(k), [])).written(list.path, list.abs, list.bytes.length, list.digest, key);
-  assert.equal(asked.sort(), [`br-6:${key}`, `gzip-9:${key}`]);
+  assert.equal(asked.sort(), [`br-5:${key}`, `gzip-8:${key}`]);
 });
 
 test('early: a document below minBytes starts no compression', () => {
