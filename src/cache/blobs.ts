@@ -8,11 +8,14 @@ import { dirname } from 'node:path';
  * Never throws: a read-only or full cache folder costs only the next build's time. Synchronous, so the page writer's
  * thread keeps its pages itself (src/emit/page-writer.ts).
  */
-export function keepBlob(file: string, to: string, size: number, had: boolean, dirMade: boolean): boolean {
+export function keepBlob(file: string, to: string, size: number, had: boolean, dirMade: boolean, copy = true): boolean {
   try {
     if (had && lstatSync(to, { throwIfNoEntry: false })?.size === size) return true;
     if (!dirMade) mkdirSync(dirname(to), { recursive: true });
-    if (!linkOver(file, to, size)) copyFileSync(file, to);
+    if (!linkOver(file, to, size)) {
+      if (!copy) return false;
+      copyFileSync(file, to);
+    }
     return true;
   } catch {
     return false;

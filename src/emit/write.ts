@@ -709,8 +709,10 @@ async function writeOne(w: Writer, f: PlannedFile): Promise<number> {
   }
   if (cache && f.key) {
     cache.emitted(f.path, f.key, size);
-    // Made, not copied (ZIP exports): kept beside the cache for a runner that has no previous site.
+    // Made, not copied (ZIP exports): kept beside the cache for a runner that has no previous site; a whole list too,
+    // for its entries.
     if (made) cache.keep(to, f.key, size);
+    else if ('parts' in s) cache.keepList(to, f.path, f.key, size);
   }
   return size;
 }

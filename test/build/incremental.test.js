@@ -1,5 +1,5 @@
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BuildCache, cacheFile } from '../../dist/cache/build-cache.js';
@@ -201,8 +201,9 @@ test('fresh runner: the same inputs at another path, new mtimes, the cache folde
   assert.is(r.cache.read, 0, 'no input parsed or validated again');
   assert.is(r.cache.byStat, 0, 'stat is not trusted on another machine');
   assert.is(r.cache.byContent, first.cache.read, 'every input recognised by its bytes');
-  assert.ok(r.cache.fromBlobs > 0, 'ZIP exports, EPD pages and precompressed copies taken from the cache, not made again');
-  const made = (f) => f.endsWith('zipexport.zip') || /\/epd\/[^/]+\/index\.html$/.test(f) || /\.(gz|br)$/.test(f);
+  assert.ok(r.cache.fromBlobs > 0, 'ZIP exports, EPD pages, precompressed copies and whole lists taken from the cache, not made again');
+  const whole = /\/(resource\/processes\/index\.(xml|json)|v1\/epds\/index\.json)$/;
+  const made = (f) => f.endsWith('zipexport.zip') || /\/epd\/[^/]+\/index\.html$/.test(f) || /\.(gz|br)$/.test(f) || whole.test(f);
   assert.is(r.cache.fromBlobs, walkFiles(join(b, 'site')).filter(made).length);
   assert.equal(tree(join(b, 'site')), tree(join(a, 'site')), 'the same site as the clean build');
   assert.equal(r.findings, first.findings);
@@ -219,6 +220,59 @@ test('fresh runner: the same inputs at another path, new mtimes, the cache folde
   const clean = await build({ cwd: b, config: join(b, 'po-node.config.json'), out: join(tmp(), 'site'), clean: true, ...quiet });
   assert.equal(tree(join(b, 'site')), tree(clean.out));
   assert.equal(c.findings, clean.findings);
+});
+
+test('fresh runner: the unchanged entries of the whole lists come from their copies kept beside the cache', async () => {
+  const a = tmp('po-node-runner-a-');
+  await (
+    await build(project(a))
+  ).settled;
+  const cacheDir = join(a, '.po-node-cache');
+  const blobs = join(
+    cacheDir,
+    readdirSync(cacheDir).find((f) => f.endsWith('.blobs')),
+  );
+  // Each whole list is kept as a hard link of the site's file (not a copy: every build writes them anew).
+  const keptOf = (file) =>
+    readdirSync(blobs)
+      .map((n) => join(blobs, n))
+      .find((p) => statSync(p).ino === statSync(file).ino);
+  const WHOLE = ['resource/processes/index.xml', 'resource/processes/index.json', 'v1/epds/index.json'];
+  for (const l of WHOLE) assert.ok(keptOf(join(a, 'site', l)), `${l} kept beside the cache`);
+  const keptXml = keptOf(join(a, 'site', WHOLE[0]));
+
+  // Another checkout with the cache folder restored (copied), one EPD changed.
+  const [e0, e1] = REAL_EPDS;
+  const runner = (name) => {
+    const b = tmp(name);
+    cpSync(join(a, 'data'), join(b, 'data'), { recursive: true });
+    cpSync(join(a, 'po-node.config.json'), join(b, 'po-node.config.json'));
+    cpSync(cacheDir, join(b, '.po-node-cache'), { recursive: true });
+    const f1 = join(b, 'data', e1.file);
+    writeFileSync(f1, readFileSync(f1, 'utf8').replace(/(<baseName[^>]*>)/, '$1Changed '));
+    return { b, kept: join(b, relative(a, keptXml)) };
+  };
+  const clean = async (b) =>
+    tree((await build({ cwd: b, config: join(b, 'po-node.config.json'), out: join(tmp(), 'site'), clean: true, ...quiet })).out);
+
+  // The unchanged EPD's entry marked in the kept copy (the same length): the runner's list carries the mark, so the
+  // entry was taken from there; the changed EPD's entry is rendered anew.
+  const { b, kept } = runner('po-node-runner-b-');
+  const marked = e0.uuid.toUpperCase();
+  assert.is.not(marked, e0.uuid, 'the UUID has letters to mark');
+  writeFileSync(kept, readFileSync(kept, 'latin1').replace(e0.uuid, marked), 'latin1');
+  const r = await build({ cwd: b, config: join(b, 'po-node.config.json'), ...quiet });
+  assert.is(r.cache.read, 1);
+  const list = readFileSync(join(b, 'site', WHOLE[0]), 'utf8');
+  assert.ok(list.includes(marked), 'the unchanged entry spliced from the kept copy');
+  assert.ok(list.includes('Changed '), 'the changed entry rendered');
+
+  // A kept copy of another size than recorded (marked as above, and a byte longer) is not used: every entry rendered,
+  // the site that of a clean build.
+  const c = runner('po-node-runner-c-');
+  writeFileSync(c.kept, `${readFileSync(c.kept, 'latin1').replace(e0.uuid, marked)} `, 'latin1');
+  await build({ cwd: c.b, config: join(c.b, 'po-node.config.json'), ...quiet });
+  assert.equal(tree(join(c.b, 'site')), await clean(c.b));
 });
 
 test('fresh runner: a config in a subfolder with the site beside it (out "../site", as the example node) is recognised too', async () => {
