@@ -394,12 +394,13 @@ export class BuildCache implements OutcomeCache {
 
   /**
    * Keep a copy of an output that is expensive to make (a ZIP export) beside the cache: a hard link when the cache
-   * folder is on the site's file system, else a copy. A failure only costs the next build's time.
+   * folder is on the site's file system, else a copy (unless `copy` is false). A failure only costs the next build's
+   * time.
    */
-  keep(file: string, key: string, size: number): void {
+  keep(file: string, key: string, size: number, copy = true): void {
     const blob = this.blobFor(key);
     // One link per kept file in the usual case (a build keeps one per EPD page): the folder is made once.
-    if (keepBlob(file, blob.to, size, blob.size === size, this.blobDirMade)) this.kept(key, size);
+    if (keepBlob(file, blob.to, size, blob.size === size, this.blobDirMade, copy)) this.kept(key, size);
     this.blobDirMade = true;
   }
 
@@ -419,10 +420,7 @@ export class BuildCache implements OutcomeCache {
    * EPDs), too much to copy into a cache folder on another file system each time.
    */
   keepList(file: string, path: string, key: string, size: number): void {
-    if (this.next.lists[path]?.key !== key) return;
-    const blob = this.blobFor(key);
-    if (keepBlob(file, blob.to, size, blob.size === size, this.blobDirMade, false)) this.kept(key, size);
-    this.blobDirMade = true;
+    if (this.next.lists[path]?.key === key) this.keep(file, key, size, false);
   }
 
   /** The file of `key` is kept (keepBlob): the next build may link it. */
