@@ -23,7 +23,8 @@ export const ENCODING_EXT: Readonly<Record<Encoding, string>> = { gzip: '.gz', b
 /**
  * Levels, measured (docs/hosting.md, "Why these levels"): on the documents of a 10,000-EPD site (132 MB: the lists,
  * their pages, the catalogue) gzip 8 is as small as 9 (+0.07%) in 6-14% less time, and brotli 5 as small as 6 (+0.5%)
- * in 10-20% less; a 1% rebuild compresses the whole lists again (52 MB). gzip 7 is 6% larger, brotli 4 41%.
+ * in 10-20% less; a 1% rebuild compresses the whole lists again (52 MB). gzip 7 is 6% larger; brotli 4 was 36% larger
+ * on those 52 MB.
  */
 const GZIP_LEVEL = 8;
 const BROTLI_QUALITY = 5;

@@ -9,8 +9,9 @@ import { availableParallelism, constants } from 'node:os';
  * (concurrent compilation and garbage collection for the main thread and every worker) are four by default, and on
  * two cores they took the main thread's core from it: in a 1% rebuild of 10,000 EPDs the main thread waited
  * 0.93-1.18 s for a core, 0.64-0.76 s with one such thread (5 pairs), and the rebuild's median went 4.11 -> 3.84 s (30
- * pairs; docs/performance.md, "This round: one V8 background thread on two cores"). A Node option given by the user (`--v8-pool-size` in `NODE_OPTIONS` or on
- * node's command line) is left as it is, and so is a run under the inspector.
+ * pairs; docs/performance.md, the round "one V8 background thread on two cores"). A Node option given by the
+ * user (`--v8-pool-size` in `NODE_OPTIONS` or on node's command line) is left as it is, and so is a run under the
+ * inspector.
  */
 export const LAUNCHED_ENV = 'PO_NODE_LAUNCHED';
 
