@@ -76,6 +76,18 @@ function alive(pid) {
   }
 }
 
+/** What a process left alive is, for a failure's message: state and parent from /proc (Linux), its command line. */
+function whatIs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+    return `pid ${pid}: state ${state}, parent ${ppid}, ${cmd || '(no command line)'}`;
+  } catch {
+    return `pid ${pid}: gone`;
+  }
+}
+
 async function waitFor(what, ms = 10_000) {
   const until = Date.now() + ms;
   while (!what()) {
@@ -108,7 +120,8 @@ test('a signal to the launcher reaches the launched process, and the launcher en
       process.kill(Number(readFileSync(selfFile, 'utf8')), signal);
       const r = await done;
       assert.is(r.signal, signal, `launcher ended by ${signal}`);
-      assert.ok(await waitFor(() => !alive(child)), `launched process ended on ${signal}`);
+      const ended = await waitFor(() => !alive(child));
+      assert.ok(ended, `launched process ended on ${signal} (${ended ? '' : whatIs(child)})`);
     }
   } finally {
     for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) for (const f of ['pid', 'self']) reap(join(dir, `${signal}.${f}`));
@@ -126,7 +139,8 @@ test('killed launcher (SIGKILL, nothing passed on): the launched process ends by
     const child = Number(readFileSync(pidfile, 'utf8'));
     process.kill(Number(readFileSync(selfFile, 'utf8')), 'SIGKILL');
     assert.is((await done).signal, 'SIGKILL');
-    assert.ok(await waitFor(() => !alive(child), 5000), 'no launched process left behind');
+    const ended = await waitFor(() => !alive(child), 5000);
+    assert.ok(ended, `no launched process left behind (${ended ? '' : whatIs(child)})`);
   } finally {
     reap(join(dir, 'child.pid'));
     await cleanup();
