@@ -73,7 +73,10 @@ export function lciaDocumentAt(slice: (from: number, to: number) => string, [r0,
 
 const BODY_START = /<(?:[A-Za-z_][\w.-]*:)?(?:exchanges|LCIAResults)[\s/>]/g;
 
-/** An open (or, for references, a passed) element. */
+/**
+ * An open (or, for references, a passed) element. Every field is there from the start (newFrame): fields added
+ * later gave the frames of one document several shapes, and the scan's property reads went polymorphic.
+ */
 interface Frame {
   qname: string;
   scope: Map<string, string>;
@@ -84,17 +87,34 @@ interface Frame {
    * Children seen so far per qname: the last run of same-named children in `run` and `runCount` (their name and the
    * count so far), the others in `counts` (created at the first change of name). Final once the element is closed.
    */
-  counts?: Map<string, number>;
+  counts: Map<string, number> | undefined;
   run: string | undefined;
   runCount: number;
   /** [namespace, local name], once asked for. */
-  name?: [string, string];
+  name: [string, string] | undefined;
   /** What the element is to the scan, when anything (worked out from its parent's role: no walk up the stack). */
-  role?: Role;
+  role: Role | undefined;
   /** What the element is to the LCIA results collected (LciaCollector), and its language or amount. */
-  lcia?: LciaRole;
-  lang?: string;
-  amount?: LciaResult['amounts'][number];
+  lcia: LciaRole | undefined;
+  lang: string | undefined;
+  amount: LciaResult['amounts'][number] | undefined;
+}
+
+function newFrame(qname: string, scope: Map<string, string>, up: Frame | undefined, pos: number): Frame {
+  return {
+    qname,
+    scope,
+    up,
+    pos,
+    counts: undefined,
+    run: undefined,
+    runCount: 0,
+    name: undefined,
+    role: undefined,
+    lcia: undefined,
+    lang: undefined,
+    amount: undefined,
+  };
 }
 
 type Role = 'exchanges' | 'exchange' | 'results' | 'result' | 'other' | 'amount';
@@ -133,7 +153,7 @@ export class ProcessScan implements TokenSink {
   private readonly text: string;
   private readonly value: (v: string) => string;
   private readonly slice: (from: number, to: number) => string;
-  private readonly memo: BodyMemo = { scopes: new Map(), amounts: new Map(), derived: new Map() };
+  private readonly memo: BodyMemo = { tags: new Map(), scopes: new Map(), amounts: new Map(), derived: new Map() };
   private rootQName = '';
   private rootAt = 0;
   private rootEnd = 0;
@@ -170,11 +190,18 @@ export class ProcessScan implements TokenSink {
       if (this.state === 0) this.openRoot(lt, qname, from, to, end, empty);
       return;
     }
-    if (!plainName(qname)) return this.fail();
     const memo = this.memo;
+    // What the tag's name and attribute names tell, once per distinct tag where the check keeps a memo of it.
+    let facts = tag.memo === undefined ? undefined : memo.tags.get(tag.memo);
+    if (facts === undefined) {
+      let ref = false;
+      for (let k = 0; k < tag.count; k++) if (tag.names[k] === 'refObjectId') ref = true;
+      facts = { plain: plainName(qname), hasRef: ref };
+      if (tag.memo !== undefined) memo.tags.set(tag.memo, facts);
+    }
+    if (!facts.plain) return this.fail();
+    const hasRef = facts.hasRef;
     const parent = this.stack[this.stack.length - 1]!;
-    let hasRef = false;
-    for (let k = 0; k < tag.count; k++) if (tag.names[k] === 'refObjectId') hasRef = true;
     const rawAttrs = tag.xmlns !== 0 || hasRef || parent.role === 'exchanges' || parent.role === 'other' ? this.text.slice(from, to) : '';
     // The tables of tags below go by the check's memo of the tag where it keeps one: the same object for the same
     // text (an object's hash is stored in it; a string's is computed from its characters, each time for a new slice).
@@ -200,7 +227,7 @@ export class ProcessScan implements TokenSink {
       parent.run = qname;
       parent.runCount = pos;
     }
-    const frame: Frame = { qname, scope, up: parent, pos, run: undefined, runCount: 0 };
+    const frame = newFrame(qname, scope, parent, pos);
     // Roles: children of the root and of elements with a role (the LCIA results' epd:amount sit 4 deep).
     let role: Role | undefined;
     if (parent === this.root || parent.role !== undefined) {
@@ -297,7 +324,7 @@ export class ProcessScan implements TokenSink {
     this.rootAt = lt;
     this.rootEnd = end;
     this.rootStart = this.slice(lt, end);
-    this.root = { qname, scope: rootScope, up: undefined, pos: 1, run: undefined, runCount: 0 };
+    this.root = newFrame(qname, rootScope, undefined, 1);
     this.stack.push(this.root);
     this.bound = new Map(rootScope);
     if (this.collectLcia) this.lc = new LciaCollector(text, typeof this.src === 'string' ? (v: string) => v : fromLatin1, rootAttrs);
@@ -671,6 +698,8 @@ function declare(
 
 /** One document's memo tables (src/util/memo.ts). */
 interface BodyMemo {
+  /** Whether a tag's name is one the scan reads and whether it has a `refObjectId`, by the check's memo of the tag. */
+  tags: Map<object, { plain: boolean; hasRef: boolean }>;
   /** Scopes by parent scope and attributes as written, or the check's memo of the tag (null: not readable). */
   scopes: Map<Map<string, string>, Map<string | object, Map<string, string> | null>>;
   /** Attributes of epd:amount tags by scope and attributes as written or memo (null: not readable); shared, never changed. */
