@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { globbySync } from 'globby';
-import { locateElement, locateIn } from '../../dist/parse/locate.js';
+import { locateElement, locateIn, positionAt } from '../../dist/parse/locate.js';
 import { decodeXml, viewXml } from '../../dist/parse/safety.js';
 import { ROOT } from '../helpers/index.js';
 
@@ -51,6 +51,31 @@ test('the real EPDs of the examples: every element of the rules located the same
   const names = ['UUID', 'dataSetVersion', 'baseName', 'referenceYear', 'dataSetValidUntil', 'locationOfOperationsSupplyOrProduction'];
   for (const f of files)
     same(readFileSync(f), [...names, 'subType', 'classification', 'referenceToComplianceSystem', 'exchange', 'amount']);
+});
+
+test('the tag search is the pattern it stands for: every place of every name, on crafted and real documents', () => {
+  // The search before it, kept here as the reference.
+  const byPattern = (text, localName) => {
+    const re = new RegExp(`<(?:[A-Za-z_][\\w.-]*:)?${localName.replace(/[.-]/g, '\\$&')}(?=[ \\t\\r\\n/>])`, 'g');
+    const at = [];
+    for (let m; (m = re.exec(text)); ) at.push(m.index);
+    return at;
+  };
+  const crafted = [
+    '<a:b:name/><name\t/><:name/><1p:name/><_p:name><p.1-x:name\n><pname/><p :name/><<name>',
+    '<x:name:name/><name.name/><name-x/><namename/>name/><:name>< name/><a:<name/>',
+    '<name', 'name>', '<p:name', ':name/', '<n.a-me/><x:n.a-me\r><nXa-me/>',
+  ];
+  const real = globbySync('examples/ilcdlib/*/ILCD/processes/*.xml', { cwd: ROOT, absolute: true }).map((f) => readFileSync(f, 'utf8'));
+  for (const text of [...crafted, ...real]) {
+    for (const name of ['name', 'n.a-me', 'dataSetValidUntil', 'exchange', 'amount', 'UUID', 'classification']) {
+      const at = byPattern(text, name);
+      for (let nth = 0; nth <= at.length; nth++) {
+        const expected = at[nth] === undefined ? undefined : positionAt(text, at[nth]);
+        assert.equal(locateElement(text, name, nth), expected, `${name}[${nth}] in ${text.slice(0, 40)}`);
+      }
+    }
+  }
 });
 
 test.run();
