@@ -21,12 +21,24 @@ export function refKey(r: Ref): string {
   return `${r.type ?? ''}\u0000${r.uuid ?? ''}\u0000${r.version ?? ''}\u0000${r.uri ?? ''}\u0000${r.xpath}\u0000${desc}`;
 }
 
+/** Whether refKey(a) === refKey(b), field by field. */
+export function sameRef(a: Ref, b: Ref): boolean {
+  if (a.xpath !== b.xpath || (a.uuid ?? '') !== (b.uuid ?? '') || (a.version ?? '') !== (b.version ?? '')) return false;
+  if ((a.type ?? '') !== (b.type ?? '') || (a.uri ?? '') !== (b.uri ?? '')) return false;
+  const da = a.descriptions;
+  const db = b.descriptions;
+  if (da.length !== db.length) return false;
+  return da.length === 0 || JSON.stringify(da) === JSON.stringify(db);
+}
+
 /**
  * The worker's side. The table is bounded (a corpus of 100,000 EPDs with references of their own would otherwise
  * hold millions of keys in a worker's limited heap): full, it starts again, after the outcomes that used it are posted.
  */
 export class RefEncoder {
-  private readonly ids = new Map<string, number>();
+  /** Numbered references by UUID: compared field by field (refKey's sameness), no key string made per reference. */
+  private readonly byUuid = new Map<string, { ref: Ref; id: number }[]>();
+  private size = 0;
   private fresh: Ref[] = [];
   private reset = false;
 
@@ -34,11 +46,12 @@ export class RefEncoder {
 
   /** Whether `o` may not fit: post what is encoded, then clear(). */
   full(o: ReadOutcome): boolean {
-    return this.ids.size + (o.header?.references.length ?? 0) > this.limit;
+    return this.size + (o.header?.references.length ?? 0) > this.limit;
   }
 
   clear(): void {
-    this.ids.clear();
+    this.byUuid.clear();
+    this.size = 0;
     this.fresh = [];
     this.reset = true;
   }
@@ -50,11 +63,20 @@ export class RefEncoder {
     const rs = h.references;
     const ids = new Array<number>(rs.length);
     for (let i = 0; i < rs.length; i++) {
-      const key = refKey(rs[i]!);
-      let id = this.ids.get(key);
-      if (id === undefined) {
-        this.ids.set(key, (id = this.ids.size));
-        this.fresh.push(rs[i]!);
+      const r = rs[i]!;
+      const uuid = r.uuid ?? '';
+      let bucket = this.byUuid.get(uuid);
+      if (bucket === undefined) this.byUuid.set(uuid, (bucket = []));
+      let id = -1;
+      for (let k = 0; k < bucket.length; k++) {
+        if (sameRef(bucket[k]!.ref, r)) {
+          id = bucket[k]!.id;
+          break;
+        }
+      }
+      if (id < 0) {
+        bucket.push({ ref: r, id: (id = this.size++) });
+        this.fresh.push(r);
       }
       ids[i] = id;
     }

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readChunk } from '../../dist/catalog/read.js';
-import { RefDecoder, RefEncoder, refKey } from '../../dist/catalog/ref-codec.js';
+import { RefDecoder, RefEncoder, refKey, sameRef } from '../../dist/catalog/ref-codec.js';
 import { Interner } from '../../dist/catalog/intern.js';
 import { EXAMPLE_DATA } from '../helpers/index.js';
 
@@ -92,6 +92,38 @@ test('each distinct reference is interned once and shared by the outcomes that h
   const before = [...first.header.references];
   interner.outcome(first);
   assert.ok(first.header.references.every((r, i) => r === before[i]));
+});
+
+test('the encoder numbers references as their keys tell them apart (field by field, no key made)', () => {
+  const base = { type: 'flow data set', uuid: 'u', version: '01.00.000', uri: '../flows/u.xml', xpath: '/a/b[2]', descriptions: [] };
+  const desc = (value, lang = 'en') => [{ lang, value }];
+  const variants = [
+    base,
+    { ...base },
+    { ...base, type: undefined },
+    { ...base, type: '' },
+    { descriptions: [], xpath: base.xpath, uuid: 'u' },
+    { ...base, version: undefined },
+    { ...base, uri: '../flows/v.xml' },
+    { ...base, xpath: '/a/b[3]' },
+    { ...base, uuid: undefined },
+    { ...base, uuid: '' },
+    { ...base, descriptions: desc('EPD') },
+    { ...base, descriptions: desc('EPD') },
+    { ...base, descriptions: desc('EPD', 'de') },
+    { ...base, descriptions: [...desc('EPD'), ...desc('x')] },
+    { ...base, uuid: 'u\u0000x' },
+  ];
+  for (const a of variants) for (const b of variants) assert.is(sameRef(a, b), refKey(a) === refKey(b), `${refKey(a)} / ${refKey(b)}`);
+  const enc = new RefEncoder();
+  const o = { findings: [], header: { references: variants.map((r) => ({ ...r })) } };
+  enc.encode(o);
+  const firstOf = new Map();
+  variants.forEach((r, i) => firstOf.set(refKey(r), firstOf.get(refKey(r)) ?? i));
+  const ids = o.header.references;
+  variants.forEach((r, i) => assert.is(ids[i], ids[firstOf.get(refKey(r))]));
+  assert.is(new Set(ids).size, firstOf.size);
+  assert.is(enc.take().refs.length, firstOf.size);
 });
 
 test('a number the table does not hold is an error, not a wrong reference', () => {
