@@ -5,26 +5,30 @@ type Amount = LciaResult['amounts'][number];
 /** Columns by module, then scenario ('' for none): no key string made per amount (about 375 on an EPD's table). */
 type ColumnIndex = Map<string, Map<string, number>>;
 
-/** Columns of the results table: every module (and scenario) the EPD declares, in EN 15804 order; and their index. */
-function columns(results: readonly LciaResult[]): { cols: { module: string; scenario?: string }[]; index: ColumnIndex } {
-  const seen = new Map<string, Map<string, Amount>>();
+/** Rank of each module in EN 15804 order; others after them. */
+const RANK = new Map(MODULE_ORDER.map((m, i) => [m, i]));
+const rank = (m: string) => RANK.get(m) ?? MODULE_ORDER.length;
+
+/**
+ * Columns of the results table: every module (and scenario, '' for none) the EPD declares, in EN 15804 order; and
+ * their index. One shape for every column (a column with an optional key had a shape of its own for each EPD).
+ */
+function columns(results: readonly LciaResult[]): { cols: { module: string; scenario: string }[]; index: ColumnIndex } {
+  const index: ColumnIndex = new Map();
+  const cols: { module: string; scenario: string }[] = [];
   for (const r of results)
     for (const a of r.amounts) {
-      let byScenario = seen.get(a.module);
-      if (!byScenario) seen.set(a.module, (byScenario = new Map<string, Amount>()));
-      byScenario.set(a.scenario ?? '', a);
+      const scenario = a.scenario ?? '';
+      let byScenario = index.get(a.module);
+      if (!byScenario) index.set(a.module, (byScenario = new Map<string, number>()));
+      if (!byScenario.has(scenario)) {
+        byScenario.set(scenario, -1);
+        cols.push({ module: a.module, scenario });
+      }
     }
-  const rank = (m: string) => (MODULE_ORDER.includes(m) ? MODULE_ORDER.indexOf(m) : MODULE_ORDER.length);
-  const cols = [...seen.values()]
-    .flatMap((m) => [...m.values()])
-    .map(({ module, scenario }) => ({ module, ...(scenario ? { scenario } : {}) }))
-    .sort((a, b) => rank(a.module) - rank(b.module) || cmpStr(a.module, b.module) || cmpStr(a.scenario ?? '', b.scenario ?? ''));
-  const index: ColumnIndex = new Map();
-  cols.forEach((c, i) => {
-    let byScenario = index.get(c.module);
-    if (!byScenario) index.set(c.module, (byScenario = new Map<string, number>()));
-    byScenario.set(c.scenario ?? '', i);
-  });
+  // Distinct columns never compare equal: the order is the comparator's alone, whatever the order they were met in.
+  cols.sort((a, b) => rank(a.module) - rank(b.module) || cmpStr(a.module, b.module) || cmpStr(a.scenario, b.scenario));
+  for (let i = 0; i < cols.length; i++) index.get(cols[i]!.module)!.set(cols[i]!.scenario, i);
   return { cols, index };
 }
 const cmpStr = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
