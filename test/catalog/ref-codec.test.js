@@ -116,7 +116,7 @@ test('the encoder numbers references as their keys tell them apart (field by fie
   ];
   for (const a of variants) for (const b of variants) assert.is(sameRef(a, b), refKey(a) === refKey(b), `${refKey(a)} / ${refKey(b)}`);
   const enc = new RefEncoder();
-  const o = { findings: [], header: { references: variants.map((r) => ({ ...r })) } };
+  const o = /** @type {any} */ ({ findings: [], header: { references: variants.map((r) => ({ ...r })) } });
   enc.encode(o);
   const firstOf = new Map();
   variants.forEach((r, i) => firstOf.set(refKey(r), firstOf.get(refKey(r)) ?? i));
