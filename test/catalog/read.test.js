@@ -90,7 +90,19 @@ test('jsonLengthBound: never below the JSON length, undefined past the limit (th
   assert.is(jsonLengthBound({ d: new Date(0) }, 1e9), undefined);
   // What JSON.stringify would call: an own toJSON, a class's (as a Date's); measured exactly, never bounded.
   assert.is(jsonLengthBound({ a: [{ toJSON: () => 'x'.repeat(100) }] }, 1e9), undefined);
-  assert.is(jsonLengthBound([new (class { toJSON() { return 1; } })()], 1e9), undefined);
+  assert.is(
+    jsonLengthBound(
+      [
+        new (class {
+          toJSON() {
+            return 1;
+          }
+        })(),
+      ],
+      1e9,
+    ),
+    undefined,
+  );
   assert.ok(jsonLengthBound(Object.assign(Object.create(null), { a: 'b' }), 1e9) >= JSON.stringify({ a: 'b' }).length);
 });
 

@@ -58,13 +58,17 @@ test('the tag search is the pattern it stands for: every place of every name, on
   const byPattern = (text, localName) => {
     const re = new RegExp(`<(?:[A-Za-z_][\\w.-]*:)?${localName.replace(/[.-]/g, '\\$&')}(?=[ \\t\\r\\n/>])`, 'g');
     const at = [];
-    for (let m; (m = re.exec(text)); ) at.push(m.index);
+    for (let m; (m = re.exec(text));) at.push(m.index);
     return at;
   };
   const crafted = [
     '<a:b:name/><name\t/><:name/><1p:name/><_p:name><p.1-x:name\n><pname/><p :name/><<name>',
     '<x:name:name/><name.name/><name-x/><namename/>name/><:name>< name/><a:<name/>',
-    '<name', 'name>', '<p:name', ':name/', '<n.a-me/><x:n.a-me\r><nXa-me/>',
+    '<name',
+    'name>',
+    '<p:name',
+    ':name/',
+    '<n.a-me/><x:n.a-me\r><nXa-me/>',
   ];
   const real = globbySync('examples/ilcdlib/*/ILCD/processes/*.xml', { cwd: ROOT, absolute: true }).map((f) => readFileSync(f, 'utf8'));
   for (const text of [...crafted, ...real]) {
