@@ -21,6 +21,9 @@ export function refKey(r: Ref): string {
   return `${r.type ?? ''}\u0000${r.uuid ?? ''}\u0000${r.version ?? ''}\u0000${r.uri ?? ''}\u0000${r.xpath}\u0000${desc}`;
 }
 
+/** References one UUID's list holds before it becomes a map by refKey. */
+const BUCKET_MAX = 16;
+
 /** Whether refKey(a) === refKey(b), field by field. */
 export function sameRef(a: Ref, b: Ref): boolean {
   if (a.xpath !== b.xpath || (a.uuid ?? '') !== (b.uuid ?? '') || (a.version ?? '') !== (b.version ?? '')) return false;
@@ -36,8 +39,12 @@ export function sameRef(a: Ref, b: Ref): boolean {
  * hold millions of keys in a worker's limited heap): full, it starts again, after the outcomes that used it are posted.
  */
 export class RefEncoder {
-  /** Numbered references by UUID: compared field by field (refKey's sameness), no key string made per reference. */
-  private readonly byUuid = new Map<string, { ref: Ref; id: number }[]>();
+  /**
+   * Numbered references by UUID: a few per UUID compared field by field (refKey's sameness), no key string made per
+   * reference. A UUID with more (hostile input: one UUID under thousands of versions) gets a map by refKey instead,
+   * so a lookup never walks a long list.
+   */
+  private readonly byUuid = new Map<string, { ref: Ref; id: number }[] | Map<string, number>>();
   private size = 0;
   private fresh: Ref[] = [];
   private reset = false;
@@ -62,25 +69,32 @@ export class RefEncoder {
     if (!h) return;
     const rs = h.references;
     const ids = new Array<number>(rs.length);
-    for (let i = 0; i < rs.length; i++) {
-      const r = rs[i]!;
-      const uuid = r.uuid ?? '';
-      let bucket = this.byUuid.get(uuid);
-      if (bucket === undefined) this.byUuid.set(uuid, (bucket = []));
-      let id = -1;
-      for (let k = 0; k < bucket.length; k++) {
-        if (sameRef(bucket[k]!.ref, r)) {
-          id = bucket[k]!.id;
-          break;
-        }
-      }
-      if (id < 0) {
-        bucket.push({ ref: r, id: (id = this.size++) });
-        this.fresh.push(r);
-      }
-      ids[i] = id;
-    }
+    for (let i = 0; i < rs.length; i++) ids[i] = this.number(rs[i]!);
     (h as unknown as { references: number[] }).references = ids;
+  }
+
+  private number(r: Ref): number {
+    const uuid = r.uuid ?? '';
+    const bucket = this.byUuid.get(uuid);
+    if (bucket instanceof Map) {
+      const key = refKey(r);
+      const id = bucket.get(key);
+      return id ?? this.add(r, (n) => bucket.set(key, n));
+    }
+    if (bucket === undefined) return this.add(r, (n) => this.byUuid.set(uuid, [{ ref: r, id: n }]));
+    for (let k = 0; k < bucket.length; k++) if (sameRef(bucket[k]!.ref, r)) return bucket[k]!.id;
+    if (bucket.length < BUCKET_MAX) return this.add(r, (n) => bucket.push({ ref: r, id: n }));
+    const byKey = new Map(bucket.map((e) => [refKey(e.ref), e.id]));
+    this.byUuid.set(uuid, byKey);
+    return this.add(r, (n) => byKey.set(refKey(r), n));
+  }
+
+  /** The next number, for a reference not in the table. */
+  private add(r: Ref, keep: (n: number) => void): number {
+    const n = this.size++;
+    keep(n);
+    this.fresh.push(r);
+    return n;
   }
 
   /** The table's entries since the last take, to post before (or with) the outcomes encoded since; undefined if none. */

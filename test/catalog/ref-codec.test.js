@@ -126,6 +126,24 @@ test('the encoder numbers references as their keys tell them apart (field by fie
   assert.is(enc.take().refs.length, firstOf.size);
 });
 
+test('one UUID under many references (hostile input: its list becomes a map by key): numbered as their keys tell', () => {
+  const enc = new RefEncoder();
+  const ref = (v, x = '/a') => ({ uuid: 'u', version: String(v), xpath: x, descriptions: [] });
+  // 40 versions of one UUID (the list becomes a map past 16), then each again and a few new ones: old numbers kept.
+  const first = Array.from({ length: 40 }, (_, v) => ref(v));
+  const again = [...Array.from({ length: 40 }, (_, v) => ref(v)), ref(40), ref(3, '/b'), ref(3)];
+  const o1 = /** @type {any} */ ({ findings: [], header: { references: first } });
+  const o2 = /** @type {any} */ ({ findings: [], header: { references: again } });
+  enc.encode(o1);
+  enc.encode(o2);
+  assert.equal(
+    o1.header.references,
+    Array.from({ length: 40 }, (_, v) => v),
+  );
+  assert.equal(o2.header.references, [...Array.from({ length: 40 }, (_, v) => v), 40, 41, 3]);
+  assert.is(enc.take().refs.length, 42);
+});
+
 test('a number the table does not hold is an error, not a wrong reference', () => {
   const dec = new RefDecoder();
   dec.add({ refs: [{ descriptions: [], xpath: '/a', uuid: 'u' }] });
