@@ -1,4 +1,5 @@
 import { ADDITIONAL_INDICATORS, MODULE_ORDER, type LciaResult } from '../parse/lcia.js';
+import { tableOf } from '../util/memo.js';
 import { esc, shown } from './text.js';
 
 type Amount = LciaResult['amounts'][number];
@@ -19,8 +20,7 @@ function columns(results: readonly LciaResult[]): { cols: { module: string; scen
   for (const r of results)
     for (const a of r.amounts) {
       const scenario = a.scenario ?? '';
-      let byScenario = index.get(a.module);
-      if (!byScenario) index.set(a.module, (byScenario = new Map<string, number>()));
+      const byScenario = tableOf(index, a.module);
       if (!byScenario.has(scenario)) {
         byScenario.set(scenario, -1);
         cols.push({ module: a.module, scenario });
