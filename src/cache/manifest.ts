@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Finding } from '../findings.js';
 import type { InputFile } from '../read/inputs.js';
@@ -109,12 +109,15 @@ export function describeTree(
 ): TreeRecord {
   const top = lstatSync(root);
   const entries: TreeEntry[] = [entry('', top)];
+  // Paths under root by concatenation: `rel` is built from names readdir gave (no `.`, `..` or separators), and
+  // path.join costs about 1 us, and a site of 10,000 EPDs has 12,000 folders.
+  const base = root.endsWith(sep) ? root : `${root}${sep}`;
   const walk = (rel: string, st: Stats) => {
-    const names = (rel && listed?.(rel, st)) || readdirSync(join(root, rel));
+    const names = (rel && listed?.(rel, st)) || readdirSync(`${base}${rel}`);
     for (const name of names) {
       const p = rel ? `${rel}/${name}` : name;
       if (expected && !expected.has(p)) {
-        rmSync(join(root, p), { recursive: true, force: true });
+        rmSync(`${base}${p}`, { recursive: true, force: true });
         continue;
       }
       // Only files are known (src/cache/build-cache.ts linkedEntry).
@@ -123,7 +126,7 @@ export function describeTree(
         entries.push(k);
         continue;
       }
-      const s = lstatSync(join(root, p), { throwIfNoEntry: false });
+      const s = lstatSync(`${base}${p}`, { throwIfNoEntry: false });
       if (!s) continue;
       entries.push(entry(p, s));
       if (s.isDirectory()) walk(p, s);

@@ -64,7 +64,7 @@ export async function verifyAndDescribe(
     let good = 0;
     const bad: string[] = [];
     for (const d of catalog.epds) {
-      if (hashFile(join(dir, folder, d.header.uuid)) === d.sha256) good++;
+      if (hashFile(`${folder}/${d.header.uuid}`) === d.sha256) good++;
       else bad.push(d.header.uuid);
     }
     bad.sort(cmp);
@@ -83,7 +83,7 @@ export async function verifyAndDescribe(
       if (t.type === 'process') continue;
       deps += catalog.byType[t.type].length;
       for (const d of catalog.byType[t.type]) {
-        if (hashFile(join(dir, datasetFile(t.folder, d.header.uuid))) !== d.sha256) bad.push(`${t.folder}/${d.header.uuid}`);
+        if (hashFile(datasetFile(t.folder, d.header.uuid)) !== d.sha256) bad.push(`${t.folder}/${d.header.uuid}`);
       }
     }
     bad.sort(cmp);
@@ -102,8 +102,7 @@ export async function verifyAndDescribe(
         const want = createHash('sha256')
           .update(await readInput(sd.file))
           .digest('hex');
-        if (hashFile(join(dir, SUB.sourceFile(sd.source.header.uuid, sd.name))) !== want)
-          badDocs.push(`${sd.source.header.uuid}/${sd.name}`);
+        if (hashFile(SUB.sourceFile(sd.source.header.uuid, sd.name)) !== want) badDocs.push(`${sd.source.header.uuid}/${sd.name}`);
       }
       checks.push({
         id: 'resource/sources/<uuid>/<file>',
@@ -238,11 +237,14 @@ export function scanList(
  * writer linked from the previous site, still as that build verified and recorded it, is not read again: its key is
  * its hash.
  */
-function inodeHasher(dir: string, known?: KnownHashes): (path: string) => string | undefined {
+function inodeHasher(dir: string, known?: KnownHashes): (rel: string) => string | undefined {
   const byInode = new Map<string, string | undefined>();
-  return (path) => {
-    const key = known?.get(path.slice(dir.length + 1));
+  // By the path relative to the site (`/`-separated, as the writer records it): the absolute path is joined only for
+  // a file not known (path.join costs about 1 us: 20,000 EPD files at 10,000 EPDs, nearly all known).
+  return (rel) => {
+    const key = known?.get(rel);
     if (key?.startsWith('sha256:')) return key.slice(7);
+    const path = join(dir, rel);
     const st = statSync(path, { bigint: true, throwIfNoEntry: false });
     if (!st?.isFile()) return undefined;
     // Some file systems report no inode numbers (0): no sharing there.
