@@ -64,11 +64,13 @@ interface CacheDoc {
   /** Absolute inputs' root and output folder of the build that wrote it: stat and the previous site are trusted only there. */
   root: string;
   out: string;
-  inputs: Record<string, InputEntry>;
+  /** By input path: a map, as every input is looked up by a path made for it (an object's keys are internalised). */
+  inputs: Map<string, InputEntry>;
   /** Emitted path -> content key and size, for the site that was last written. */
   outputs: Map<string, { key: string; size: number }>;
   /** Content key -> size of the copy kept in the blob folder. */
-  blobs: Record<string, number>;
+  /** Kept copies by content key: a map, as every output's key is looked up in it (an object's keys are internalised). */
+  blobs: Map<string, number>;
   /** Whole lists as written: path -> content key and [start, length] of each entry of `entryKeys`, flat. */
   lists: Record<string, { key: string; spans: readonly number[] }>;
   /** The entry keys of the EPDs of the lists (src/emit/list-entries.ts). */
@@ -180,7 +182,7 @@ export class BuildCache implements OutcomeCache {
     private readonly fresh: boolean,
     readonly file: string,
   ) {
-    this.next = { format: FORMAT, key, root, out, inputs: {}, outputs: new Map(), blobs: {}, lists: {} };
+    this.next = { format: FORMAT, key, root, out, inputs: new Map(), outputs: new Map(), blobs: new Map(), lists: {} };
     this.blobDir = file.replace(/\.ndjson$/, '.blobs');
   }
 
@@ -200,7 +202,7 @@ export class BuildCache implements OutcomeCache {
         if (!doc) {
           const head = line as Pick<CacheDoc, 'format' | 'key' | 'root' | 'out'>;
           if (head.format !== FORMAT || head.key !== this.key) return false;
-          doc = { ...head, inputs: {}, outputs: new Map(), blobs: {}, lists: {} };
+          doc = { ...head, inputs: new Map(), outputs: new Map(), blobs: new Map(), lists: {} };
           return true;
         }
         const e = line as Line;
@@ -237,9 +239,9 @@ export class BuildCache implements OutcomeCache {
             if (file === undefined) throw new Error('cache: a finding without its file');
             o.findings[i] = fromTemplate(known(templates, d[0]), file, d[1], d[2]);
           }
-          doc.inputs[e[1]] = e[2];
+          doc.inputs.set(e[1], e[2]);
         } else if (e[0] === 'O') for (const [path, key, size] of e[2]) doc.outputs.set(path, { key, size });
-        else if (e[0] === 'B') for (const [key, size] of e[2]) doc.blobs[key] = size;
+        else if (e[0] === 'B') for (const [key, size] of e[2]) doc.blobs.set(key, size);
         else if (e[0] === 'l') doc.lists[e[1]] = e[2];
         else doc.entryKeys = e[2];
         return true;
@@ -293,12 +295,12 @@ export class BuildCache implements OutcomeCache {
   private lookup(file: InputFile, sameMachine: boolean, readAhead: boolean): CachedOutcome | undefined {
     if (file.entry !== undefined) return undefined;
     const id = this.id(file);
-    const e = this.prev?.inputs[id];
+    const e = this.prev?.inputs.get(id);
     if (!e) return undefined;
     const st = this.stat(file);
     if (!st || st.size !== e.size) return undefined;
     if (sameMachine && st.mtimeMs === e.mtimeMs && st.ctimeMs === e.ctimeMs) {
-      this.next.inputs[id] = e;
+      this.next.inputs.set(id, e);
       this.stats.byStat++;
       return e.outcome;
     }
@@ -308,7 +310,7 @@ export class BuildCache implements OutcomeCache {
     const digest = this.hashAhead ? this.hashAhead.digestOf(file.abs) : hashFile(file.abs);
     if (digest === undefined || digest !== e.outcome.digest) return undefined;
     // The stat taken before the read: a change during it shows as a mismatch next time.
-    this.next.inputs[id] = { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, outcome: e.outcome };
+    this.next.inputs.set(id, { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, outcome: e.outcome });
     this.stats.byContent++;
     return e.outcome;
   }
@@ -325,7 +327,7 @@ export class BuildCache implements OutcomeCache {
   }
 
   record(file: InputFile, st: { size: number; mtimeMs: number; ctimeMs: number } | undefined, outcome: CachedOutcome): void {
-    if (st) this.next.inputs[this.id(file)] = { ...st, outcome };
+    if (st) this.next.inputs.set(this.id(file), { ...st, outcome });
   }
 
   /**
@@ -337,7 +339,7 @@ export class BuildCache implements OutcomeCache {
     const found: { path: string; size: number; blob: boolean }[] = [];
     const o = this.prev?.out === this.out ? this.prev.outputs.get(path) : undefined;
     if (o && o.key === key) found.push({ path: join(this.out, path), size: o.size, blob: false });
-    const b = this.prev?.blobs[key];
+    const b = this.prev?.blobs.get(key);
     if (b !== undefined) found.push({ path: this.blobPath(key), size: b, blob: true });
     return found;
   }
@@ -390,8 +392,8 @@ export class BuildCache implements OutcomeCache {
     if (from === 'site') this.stats.fromSite++;
     else this.stats.fromBlobs++;
     // A reused output keeps its kept copy.
-    const b = this.prev?.blobs[key];
-    if (b !== undefined) this.next.blobs[key] = b;
+    const b = this.prev?.blobs.get(key);
+    if (b !== undefined) this.next.blobs.set(key, b);
   }
 
   /**
@@ -411,7 +413,7 @@ export class BuildCache implements OutcomeCache {
    * thread is kept there by that thread (keepBlob), then recorded here (kept).
    */
   blobFor(key: string): { to: string; size?: number } {
-    const size = this.prev?.blobs[key];
+    const size = this.prev?.blobs.get(key);
     return { to: this.blobPath(key), ...(size !== undefined ? { size } : {}) };
   }
 
@@ -427,12 +429,12 @@ export class BuildCache implements OutcomeCache {
 
   /** The file of `key` is kept (keepBlob): the next build may link it. */
   kept(key: string, size: number): void {
-    this.next.blobs[key] = size;
+    this.next.blobs.set(key, size);
   }
 
   /** The blob the previous build kept for `key`, when it is still of the size recorded: the trust any blob gets. */
   private keptBlob(key: string): { path: string; size: number; ino: number } | undefined {
-    const size = this.prev?.blobs[key];
+    const size = this.prev?.blobs.get(key);
     if (size === undefined) return undefined;
     const path = this.blobPath(key);
     try {
@@ -517,12 +519,12 @@ export class BuildCache implements OutcomeCache {
   private unchanged(): boolean {
     const prev = this.prev;
     if (!prev || prev.root !== this.root || prev.out !== this.out) return false;
-    const inputs = Object.keys(this.next.inputs);
-    if (inputs.length !== Object.keys(prev.inputs).length || !inputs.every((k) => this.next.inputs[k] === prev.inputs[k])) return false;
+    const inputs = this.next.inputs;
+    if (inputs.size !== prev.inputs.size || ![...inputs].every(([k, e]) => prev.inputs.get(k) === e)) return false;
     const outputs = this.next.outputs;
     if (outputs.size !== prev.outputs.size) return false;
-    const blobs = Object.keys(this.next.blobs);
-    if (blobs.length !== Object.keys(prev.blobs).length || !blobs.every((k) => prev.blobs[k] === this.next.blobs[k])) return false;
+    const blobs = this.next.blobs;
+    if (blobs.size !== prev.blobs.size || ![...blobs].every(([k, size]) => prev.blobs.get(k) === size)) return false;
     for (const [k, o] of outputs) {
       const p = prev.outputs.get(k);
       if (p?.key !== o.key || p.size !== o.size) return false;
@@ -594,7 +596,7 @@ export class BuildCache implements OutcomeCache {
         }
         return out as T;
       };
-      for (const [k, v] of Object.entries(this.next.inputs)) {
+      for (const [k, v] of this.next.inputs) {
         const h = v.outcome.header;
         const found = byTemplate(v.outcome.findings);
         const digest = v.outcome.digest !== undefined && v.outcome.digest === v.outcome.sha256 ? { digest: 1 } : {};
@@ -617,7 +619,7 @@ export class BuildCache implements OutcomeCache {
       }
       // Many to a line: one JSON.parse each of 33,000 small lines cost three times one per thousand.
       for (const rows of batches(this.next.outputs, ([path, o]) => [path, o.key, o.size])) write(JSON.stringify(['O', 0, rows]));
-      for (const rows of batches(Object.entries(this.next.blobs), (b) => b)) write(JSON.stringify(['B', 0, rows]));
+      for (const rows of batches(this.next.blobs, (b) => b)) write(JSON.stringify(['B', 0, rows]));
       const { lists, entryKeys } = this.listsToSave();
       if (entryKeys) write(JSON.stringify(['e', 0, entryKeys]));
       for (const [k, v] of Object.entries(lists)) write(JSON.stringify(['l', k, v]));
@@ -638,7 +640,7 @@ export class BuildCache implements OutcomeCache {
   /** Copies no longer in the site go, so the blob folder holds only what the site does (pages, exports, whole lists). */
   private pruneBlobs(): void {
     if (!existsSync(this.blobDir)) return;
-    const keep = new Set(Object.keys(this.next.blobs).map((k) => this.blobPath(k)));
+    const keep = new Set([...this.next.blobs.keys()].map((k) => this.blobPath(k)));
     for (const name of readdirSync(this.blobDir)) {
       const p = join(this.blobDir, name);
       if (!keep.has(p)) rmSync(p, { force: true });
