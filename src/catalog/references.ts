@@ -94,7 +94,14 @@ export function checkReferences(
   // The shared finding of a missing reference, by the (interned) reference: no key string per missing edge (118,000 at
   // 10,000 bench EPDs; a fresh string's first lookup in a map, to flatten and hash it, costs 1-3 us).
   const missingOfRef = new Map<Ref, Finding>();
-  const edge = (from: Dataset, xpath: string, ok: boolean, what: { type: string; uuid?: string; uri?: string }, once = false, ref?: Ref) => {
+  const edge = (
+    from: Dataset,
+    xpath: string,
+    ok: boolean,
+    what: { type: string; uuid?: string; uri?: string },
+    once = false,
+    ref?: Ref,
+  ) => {
     // A reference followed once per dataset (`once`) is distinct by construction: counted, no key kept (only
     // looked up when missing and the declared-unit chain counted edges of its dataset before it was followed).
     if (!once || (!ok && chainCounted.has(from))) {
