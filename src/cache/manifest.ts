@@ -4,6 +4,7 @@ import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Finding } from '../findings.js';
 import type { InputFile } from '../read/inputs.js';
+import { updateTexts } from '../util/hash-text.js';
 import { asciiJson, readJson } from '../util/json-files.js';
 import { GENERATOR_VERSION } from '../version.js';
 
@@ -167,9 +168,7 @@ export function writeSpareNote(dir: string, entries: readonly TreeEntry[], at = 
 
 /** The digest of a tree's paths, in its order. */
 function pathsDigest(entries: Iterable<readonly [string, ...unknown[]]>): string {
-  const h = createHash('sha256');
-  for (const e of entries) h.update(`${e[0]}\n`);
-  return h.digest('hex');
+  return updateTexts(createHash('sha256'), entries, (e) => `${e[0]}\n`).digest('hex');
 }
 
 /**

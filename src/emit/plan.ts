@@ -24,6 +24,7 @@ import { catalogueRows, renderCatalogueIndex, renderIndexHtml } from './html.js'
 import { planEpdPages } from './epd-page.js';
 import { nodeInfoXml, processListJson, processListXml } from './soda4lca.js';
 import { append } from '../util/append.js';
+import { updateTexts } from '../util/hash-text.js';
 import { GENERATOR_VERSION } from '../version.js';
 
 export { assertUniquePaths, inputSource, type PlanContext, type PlannedFile } from './files.js';
@@ -96,8 +97,7 @@ export function listKeys(epds: readonly Dataset[], cfg: Pick<ResolvedConfig, 'ba
   const keys = (what: string, start = 0, size = epds.length) => {
     const all = entryKeys();
     const h = createHash('sha256').update(`${frame}\n${what} ${start} ${size}\n`);
-    for (let i = start; i < Math.min(start + size, epds.length); i++) h.update(all[i]!);
-    const digest = h.digest('hex');
+    const digest = updateTexts(h, all.slice(start, start + size), (k) => k).digest('hex');
     return (format: string) => `list:${format}:${digest}`;
   };
   return Object.assign(keys, { entries: entryKeys });
