@@ -43,7 +43,7 @@ export function planEpdPages(epds: readonly Dataset[], cfg: ResolvedConfig, refe
     return {
       path: epdPageFile(uuid),
       contentType: HTML_TYPE,
-      source: { make: () => pageBytes(d, ctx, take) },
+      source: { make: () => pageHtml(d, ctx, take) },
       key: `page:${key}`,
       page: { d, ctx, ...(spool ? { spool } : {}) },
     };
@@ -51,19 +51,19 @@ export function planEpdPages(epds: readonly Dataset[], cfg: ResolvedConfig, refe
 }
 
 /**
- * The bytes of the page of `d`: its LCIA table taken from the spool (`take`) where this build's reader made one, else
- * made from its document, read again.
+ * The page of `d` (HTML, encoded as it is written): its LCIA table taken from the spool (`take`) where this build's
+ * reader made one, else made from its document, read again.
  */
-export async function pageBytes(d: PageDataset, ctx: PageContext, take?: (at: SpoolSpan) => string): Promise<Buffer> {
+export async function pageHtml(d: PageDataset, ctx: PageContext, take?: (at: SpoolSpan) => string): Promise<string> {
   // Made by the reader in this build (src/catalog/read.ts): no second read of the document.
   const table = d.table && take ? spooled(take, d.table) : undefined;
-  if (table !== undefined) return Buffer.from(renderEpdPage(d, table, ctx));
+  if (table !== undefined) return renderEpdPage(d, table, ctx);
   // The digest always: bytes that are not those the reader checked are checked again (readLciaResults).
   const at = { ...(d.lcia ? { span: d.lcia } : {}), sha256: d.sha256 };
   // A plain file in the thread's reused buffer, scanned before anything else can run: the results are strings
   // of their own.
   const bytes = d.file.zip ? await readInput(d.file) : readFileReused(d.file.abs);
-  return Buffer.from(renderEpdPage(d, lciaTable(readLciaResults(bytes, at)), ctx));
+  return renderEpdPage(d, lciaTable(readLciaResults(bytes, at)), ctx);
 }
 
 /** A table from the spool; undefined if it cannot be read back (the page then reads its document). */

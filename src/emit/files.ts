@@ -6,7 +6,7 @@ import type { ResolvedConfig } from '../config/load.js';
 import type { InputFile } from '../read/inputs.js';
 import { readInput } from '../read/zip.js';
 import type { ListEntryStore } from './list-entries.js';
-import type { Part } from './stream.js';
+import { encodeParts, type Part } from './stream.js';
 import type { Spool } from '../util/spool.js';
 import type { FileEntries } from './zip-writer.js';
 
@@ -24,7 +24,7 @@ export interface PlannedFile {
     | { copy: string; stat?: CopyStat }
     | { text: string }
     | { bytes: Uint8Array }
-    | { make: () => Promise<Uint8Array | readonly Uint8Array[]>; files?: () => FileEntries }
+    | { make: () => Promise<string | Uint8Array | readonly Uint8Array[]>; files?: () => FileEntries }
     | { parts: () => Iterable<Part> };
   /** Content key (same key, same bytes): lets an incremental build reuse the previous site's file. */
   key?: string;
@@ -112,6 +112,13 @@ export function writeAll(fd: number, made: Uint8Array | readonly Uint8Array[], h
     while (bufs.length && n >= bufs[0]!.length) n -= bufs.shift()!.length;
     if (n) bufs[0] = bufs[0]!.subarray(n);
   }
+  return size;
+}
+
+/** A generated document (text, or pieces of text and bytes) in writes of up to 256 KB, encoded as written; returns its size in bytes. */
+export function writeParts(fd: number, parts: Iterable<Part>, hash?: Hash): number {
+  let size = 0;
+  encodeParts(parts, (bytes) => (size += writeAll(fd, bytes, hash)));
   return size;
 }
 

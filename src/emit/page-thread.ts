@@ -5,8 +5,8 @@ import { chmodSync, lstatSync, mkdirSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { keepBlob } from '../cache/blobs.js';
 import { readSpan } from '../util/spool.js';
-import { pageBytes } from './epd-page.js';
-import { copyInto, createFile, writeAll } from './files.js';
+import { pageHtml } from './epd-page.js';
+import { copyInto, createFile, writeAll, writeParts } from './files.js';
 import type { CopyResult, PageBatch, PageReply } from './page-writer.js';
 import { zipFromFiles, type ZipEntry } from './zip-writer.js';
 
@@ -31,13 +31,13 @@ parentPort!.on('message', (b: PageBatch) => {
           size = createFile(j.to, b.file, (fd) => (c = copyInto(j.copy, fd, hash, j.stat)).size);
           copied = c!.hashed ? { asRecorded: c!.asRecorded, digest: hash.digest('hex') } : { asRecorded: c!.asRecorded };
         } else {
-          let bytes: Uint8Array | Uint8Array[];
-          if ('entries' in j) bytes = zipFromFiles(j.entries, zipEntries);
+          let made: string | Uint8Array | Uint8Array[];
+          if ('entries' in j) made = zipFromFiles(j.entries, zipEntries);
           else {
             if (j.dir) makeDir(j.dir, b.dirMode, b.fixDir);
-            bytes = await pageBytes(j.d, { cfg: b.cfg, pdf: j.pdf, zip: j.zip }, take);
+            made = await pageHtml(j.d, { cfg: b.cfg, pdf: j.pdf, zip: j.zip }, take);
           }
-          size = createFile(j.to, b.file, (fd) => writeAll(fd, bytes));
+          size = createFile(j.to, b.file, (fd) => (typeof made === 'string' ? writeParts(fd, [made]) : writeAll(fd, made)));
           if (j.blob) {
             kept = keepBlob(j.to, j.blob.to, size, j.blob.size === size, blobDirMade);
             blobDirMade = true;

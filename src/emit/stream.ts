@@ -44,13 +44,20 @@ export function* jsonWithTexts(head: Record<string, unknown>, key: string, texts
   yield `${!first && indent ? `\n${' '.repeat(indent)}` : ''}${empty.slice(at + 1)}`;
 }
 
+const utf8 = new TextEncoder();
+const ENCODE_BYTES = 1 << 18;
+let encodeBuf: Buffer | undefined;
+
 /**
  * Encode pieces as UTF-8 (bytes as they are) straight into one reused buffer of `size` bytes and hand it to `sink` each time it is full
  * (the same bytes as `Buffer.from(pieces.join(''))`, without the joined string: the lists are 130 MB at 10,000 EPDs).
- * `sink` must be done with the buffer when it returns; a piece larger than the buffer goes on its own.
+ * `sink` must be done with the buffer when it returns. A text larger than the buffer is encoded into it a part at a
+ * time (no buffer of its own size: the catalogue is 5 MB at 10,000 EPDs); bytes larger than the buffer go on their own.
  */
-export function encodeParts(parts: Iterable<Part>, sink: (bytes: Buffer) => void, size = 1 << 18): void {
-  const buf = Buffer.allocUnsafe(size);
+export function encodeParts(parts: Iterable<Part>, sink: (bytes: Buffer) => void, size = ENCODE_BYTES): void {
+  // One buffer for every call of the default size (10,000 EPD pages a build are each written through here); safe, as
+  // a call runs to its end before the next and the sink is done with the bytes when it returns.
+  const buf = size === ENCODE_BYTES ? (encodeBuf ??= Buffer.allocUnsafe(ENCODE_BYTES)) : Buffer.allocUnsafe(size);
   let n = 0;
   for (const p of parts) {
     // UTF-8 takes at most 3 bytes per UTF-16 unit (a surrogate pair: 4 for 2).
@@ -59,7 +66,17 @@ export function encodeParts(parts: Iterable<Part>, sink: (bytes: Buffer) => void
       if (n) sink(buf.subarray(0, n));
       n = 0;
       if (most > size) {
-        sink(typeof p === 'string' ? Buffer.from(p) : Buffer.from(p.buffer, p.byteOffset, p.length));
+        if (typeof p !== 'string') {
+          sink(Buffer.from(p.buffer, p.byteOffset, p.length));
+          continue;
+        }
+        // encodeInto never splits a character (a surrogate pair stays whole) and says how much of the text it took.
+        for (let rest = p; rest.length;) {
+          const { read, written } = utf8.encodeInto(rest, buf);
+          if (!read) throw new Error('internal: an encode buffer smaller than one character');
+          sink(buf.subarray(0, written));
+          rest = rest.slice(read);
+        }
         continue;
       }
     }

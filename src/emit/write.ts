@@ -1,4 +1,4 @@
-import { createHash, type Hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import {
   chmodSync,
   closeSync,
@@ -19,12 +19,11 @@ import { OutputError } from '../errors.js';
 import { isSafeDocumentName } from '../read/inputs.js';
 import { isInside } from '../util/paths.js';
 import type { BuildCache } from '../cache/build-cache.js';
-import { copyInto, createFile, writeAll, type CopyStat, type NewFile, type PagePlan, type PlannedFile } from './files.js';
+import { copyInto, createFile, writeAll, writeParts, type CopyStat, type NewFile, type PagePlan, type PlannedFile } from './files.js';
 import type { KnownHashes } from './health.js';
 import type { EarlyCompressor } from './precompress.js';
 import { checkWritable, MOUNT_HINT, outputFailure, removeStaleTemps, removeTree, spareFolder, tempPrefix } from './output-dir.js';
 import { describeTree, writeSpareNote, type FolderListing, type TreeRecord } from '../cache/manifest.js';
-import { encodeParts, type Part } from './stream.js';
 import { breather, pool } from '../util/pool.js';
 import { defaultThreads } from '../catalog/pool.js';
 import {
@@ -693,12 +692,12 @@ async function writeOne(w: Writer, f: PlannedFile): Promise<number> {
   const made = 'make' in s ? await s.make() : undefined;
   let copied: ReturnType<typeof copyInto> | undefined;
   const size = createFile(to, w.file, (fd) => {
-    if ('make' in s) return writeAll(fd, made!, hash);
+    if ('make' in s) return typeof made === 'string' ? writeParts(fd, [made], hash) : writeAll(fd, made!, hash);
     // An input still as discovered is not hashed again: its key is the sha256 of the bytes read then.
     if ('copy' in s) return (copied = copyInto(s.copy, fd, hash, keyed ? s.stat : undefined)).size;
     if ('bytes' in s) return writeAll(fd, s.bytes, hash);
     if ('parts' in s) return writeParts(fd, s.parts(), hash);
-    return writeAll(fd, Buffer.from(s.text), hash);
+    return writeParts(fd, [s.text], hash);
   });
   if (copied?.asRecorded) w.known.set(f.path, f.key!);
   else if (hash && (!copied || copied.hashed)) {
@@ -714,13 +713,6 @@ async function writeOne(w: Writer, f: PlannedFile): Promise<number> {
     if (made) cache.keep(to, f.key, size);
     else if ('parts' in s) cache.keepList(to, f.path, f.key, size);
   }
-  return size;
-}
-
-/** A generated document in writes of about 256 KB; returns its size in bytes. */
-function writeParts(fd: number, parts: Iterable<Part>, hash?: Hash): number {
-  let size = 0;
-  encodeParts(parts, (bytes) => (size += writeAll(fd, bytes, hash)));
   return size;
 }
 

@@ -30,8 +30,21 @@ test('encodeParts gives the bytes of the joined pieces in chunks of at most the 
   encodeParts(parts, (b) => chunks.push(Buffer.from(b)), 64);
   assert.equal(Buffer.concat(chunks), Buffer.from(parts.join('')));
   assert.ok(chunks.length > 10);
-  // Only a piece that alone exceeds the buffer goes over its size.
-  assert.ok(chunks.every((c) => c.length <= 64 || c.toString().startsWith('<big>')));
+  // A text larger than the buffer is encoded into it a part at a time: no chunk over its size.
+  assert.ok(chunks.every((c) => c.length <= 64));
+  // Long texts cut at every offset: surrogate pairs (4 bytes) and 3-byte characters at each chunk end, a lone
+  // surrogate (encoded as U+FFFD, as Buffer.from does).
+  for (let pad = 0; pad < 8; pad++) {
+    const text = `${'a'.repeat(pad)}${'𝄞€é'.repeat(30)}\ud800x${'𝄞'.repeat(20)}`;
+    const got = [];
+    encodeParts(['<', text, Buffer.from('bytes'), text], (b) => got.push(Buffer.from(b)), 64);
+    assert.equal(Buffer.concat(got), Buffer.concat([Buffer.from(`<${text}`), Buffer.from('bytes'), Buffer.from(text)]));
+    assert.ok(got.every((c) => c.length <= 64));
+  }
+  // Bytes larger than the buffer go on their own.
+  const big = [];
+  encodeParts([Buffer.alloc(100, 1)], (b) => big.push(b.length), 64);
+  assert.equal(big, [100]);
   const none = [];
   encodeParts([], (b) => none.push(b));
   assert.is(none.length, 0);
