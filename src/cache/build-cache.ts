@@ -68,8 +68,7 @@ interface CacheDoc {
   inputs: Map<string, InputEntry>;
   /** Emitted path -> content key and size, for the site that was last written. */
   outputs: Map<string, { key: string; size: number }>;
-  /** Content key -> size of the copy kept in the blob folder. */
-  /** Kept copies by content key: a map, as every output's key is looked up in it (an object's keys are internalised). */
+  /** Content key -> size of the copy kept in the blob folder: a map, as every output's key is looked up in it. */
   blobs: Map<string, number>;
   /** Whole lists as written: path -> content key and [start, length] of each entry of `entryKeys`, flat. */
   lists: Record<string, { key: string; spans: readonly number[] }>;
