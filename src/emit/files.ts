@@ -122,6 +122,11 @@ export function writeParts(fd: number, parts: Iterable<Part>, hash?: Hash): numb
   return size;
 }
 
+/** What a `make` source made: a text encoded as it is written, bytes as they are; returns its size in bytes. */
+export function writeMade(fd: number, made: string | Uint8Array | readonly Uint8Array[], hash?: Hash): number {
+  return typeof made === 'string' ? writeParts(fd, [made], hash) : writeAll(fd, made, hash);
+}
+
 /** One buffer for all copies: the writer is synchronous, and most inputs fit in one read. */
 let copyBuf: Buffer | undefined;
 

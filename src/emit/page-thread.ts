@@ -6,7 +6,7 @@ import { parentPort } from 'node:worker_threads';
 import { keepBlob } from '../cache/blobs.js';
 import { readSpan } from '../util/spool.js';
 import { pageHtml } from './epd-page.js';
-import { copyInto, createFile, writeAll, writeParts } from './files.js';
+import { copyInto, createFile, writeMade } from './files.js';
 import type { CopyResult, PageBatch, PageReply } from './page-writer.js';
 import { zipFromFiles, type ZipEntry } from './zip-writer.js';
 
@@ -37,7 +37,7 @@ parentPort!.on('message', (b: PageBatch) => {
             if (j.dir) makeDir(j.dir, b.dirMode, b.fixDir);
             made = await pageHtml(j.d, { cfg: b.cfg, pdf: j.pdf, zip: j.zip }, take);
           }
-          size = createFile(j.to, b.file, (fd) => (typeof made === 'string' ? writeParts(fd, [made]) : writeAll(fd, made)));
+          size = createFile(j.to, b.file, (fd) => writeMade(fd, made));
           if (j.blob) {
             kept = keepBlob(j.to, j.blob.to, size, j.blob.size === size, blobDirMade);
             blobDirMade = true;

@@ -19,7 +19,17 @@ import { OutputError } from '../errors.js';
 import { isSafeDocumentName } from '../read/inputs.js';
 import { isInside } from '../util/paths.js';
 import type { BuildCache } from '../cache/build-cache.js';
-import { copyInto, createFile, writeAll, writeParts, type CopyStat, type NewFile, type PagePlan, type PlannedFile } from './files.js';
+import {
+  copyInto,
+  createFile,
+  writeAll,
+  writeMade,
+  writeParts,
+  type CopyStat,
+  type NewFile,
+  type PagePlan,
+  type PlannedFile,
+} from './files.js';
 import type { KnownHashes } from './health.js';
 import type { EarlyCompressor } from './precompress.js';
 import { checkWritable, MOUNT_HINT, outputFailure, removeStaleTemps, removeTree, spareFolder, tempPrefix } from './output-dir.js';
@@ -692,7 +702,7 @@ async function writeOne(w: Writer, f: PlannedFile): Promise<number> {
   const made = 'make' in s ? await s.make() : undefined;
   let copied: ReturnType<typeof copyInto> | undefined;
   const size = createFile(to, w.file, (fd) => {
-    if ('make' in s) return typeof made === 'string' ? writeParts(fd, [made], hash) : writeAll(fd, made!, hash);
+    if ('make' in s) return writeMade(fd, made!, hash);
     // An input still as discovered is not hashed again: its key is the sha256 of the bytes read then.
     if ('copy' in s) return (copied = copyInto(s.copy, fd, hash, keyed ? s.stat : undefined)).size;
     if ('bytes' in s) return writeAll(fd, s.bytes, hash);
