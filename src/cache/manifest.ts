@@ -110,7 +110,7 @@ export function describeTree(
 ): TreeRecord {
   const top = lstatSync(root);
   const entries: TreeEntry[] = [entry('', top)];
-  // Paths under root by concatenation: `rel` is built from names readdir gave (no `.`, `..` or separators), and
+  // Paths under root by concatenation, safe as `rel` is built from names readdir gave (no `.`, `..` or separators):
   // path.join costs about 1 us, and a site of 10,000 EPDs has 12,000 folders.
   const base = root.endsWith(sep) ? root : `${root}${sep}`;
   const walk = (rel: string, st: Stats) => {
