@@ -389,7 +389,10 @@ async function writeFiles(w: Writer, files: readonly PlannedFile[]): Promise<voi
   const lead = new Map<string, { path: string; size: number }>();
   const later: PlannedFile[] = [];
   const first: PlannedFile[] = [];
-  for (const f of files) {
+  // Indexed loops over the files (30,000 at 10,000 EPDs): they run once, mostly before V8 optimises them
+  // (docs/performance.md, "Loops that run once").
+  for (let i = 0; i < files.length; i++) {
+    const f = files[i]!;
     if (f.key && lead.has(f.key)) later.push(f);
     else {
       if (f.key) lead.set(f.key, { path: f.path, size: 0 });
@@ -405,7 +408,8 @@ async function writeFiles(w: Writer, files: readonly PlannedFile[]): Promise<voi
   // the others, 2,000 instead of 12,000 at 10,000 EPDs, before anything else.
   const ownDirs = new Set<string>();
   const dirs = new Set<string>();
-  for (const f of files) {
+  for (let i = 0; i < files.length; i++) {
+    const f = files[i]!;
     // Every folder up to the site's root, intermediate ones too: mkdir applies the umask to each.
     const d0 = dirname(target(dir, f.path));
     const own = !w.reuse && f.page !== undefined && apart.has(f);
@@ -464,7 +468,8 @@ async function writeFiles(w: Writer, files: readonly PlannedFile[]): Promise<voi
     });
   const linkedOr = async (group: readonly PlannedFile[]) => {
     const rest: PlannedFile[] = [];
-    for (const f of group) {
+    for (let i = 0; i < group.length; i++) {
+      const f = group[i]!;
       if (!linked(f)) rest.push(f);
       // Awaited only when it yields: an await per file (30,000) suspends the loop each time.
       const b = breathe();
@@ -478,7 +483,10 @@ async function writeFiles(w: Writer, files: readonly PlannedFile[]): Promise<voi
   // rest is linked and written. After everything else, a 1% rebuild of 10,000 EPDs waited 0.5 s for them.
   const withSiblings: PlannedFile[] = [];
   const others: PlannedFile[] = [];
-  for (const f of first) if (!apart.has(f)) (w.early?.wants(f.path) ? withSiblings : others).push(f);
+  for (let i = 0; i < first.length; i++) {
+    const f = first[i]!;
+    if (!apart.has(f)) (w.early?.wants(f.path) ? withSiblings : others).push(f);
+  }
   try {
     for (const group of [withSiblings, others]) await make(await linkedOr(group));
     // Too few for the thread: made here (already found not linkable).
