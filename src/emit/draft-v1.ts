@@ -36,7 +36,10 @@ export function* v1ListJson(epds: readonly Dataset[], cfg: ResolvedConfig, entry
     { apiVersion: V1_API_VERSION, nodeId: cfg.node.id, totalCount: n, startIndex: 0, pageSize: n, data: [] },
     'data',
     (function* () {
-      for (const [i, d] of epds.entries()) yield entry(i, () => jsonItemText(JSON.stringify(v1Item(d, cfg), null, 1), 1));
+      for (let i = 0; i < epds.length; i++) {
+        const d = epds[i]!;
+        yield entry(i, () => jsonItemText(JSON.stringify(v1Item(d, cfg), null, 1), 1));
+      }
     })(),
     1,
   );
