@@ -111,6 +111,13 @@ const PACK_MIN = 24;
 /** Bytes of a previous list read at a time for its entries (ListEntryStore.previous). */
 const ENTRY_WINDOW = 1 << 20;
 
+/** The same keys in both maps, each value of `a` as `same` judges it against `b`'s. */
+function sameEntries<K, V>(a: ReadonlyMap<K, V>, b: ReadonlyMap<K, V>, same: (v: V, w: V | undefined) => boolean): boolean {
+  if (a.size !== b.size) return false;
+  for (const [k, v] of a) if (!same(v, b.get(k))) return false;
+  return true;
+}
+
 export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.PO_NODE_CACHE_DIR || join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'po-node');
 }
@@ -524,17 +531,11 @@ export class BuildCache implements OutcomeCache {
   private unchanged(): boolean {
     const prev = this.prev;
     if (!prev || prev.root !== this.root || prev.out !== this.out) return false;
-    const inputs = this.next.inputs;
-    if (inputs.size !== prev.inputs.size || ![...inputs].every(([k, e]) => prev.inputs.get(k) === e)) return false;
-    const outputs = this.next.outputs;
-    if (outputs.size !== prev.outputs.size) return false;
-    const blobs = this.next.blobs;
-    if (blobs.size !== prev.blobs.size || ![...blobs].every(([k, size]) => prev.blobs.get(k) === size)) return false;
-    for (const [k, o] of outputs) {
-      const p = prev.outputs.get(k);
-      if (p?.key !== o.key || p.size !== o.size) return false;
-    }
-    return true;
+    return (
+      sameEntries(this.next.inputs, prev.inputs, (e, p) => e === p) &&
+      sameEntries(this.next.outputs, prev.outputs, (o, p) => p?.key === o.key && p.size === o.size) &&
+      sameEntries(this.next.blobs, prev.blobs, (size, p) => size === p)
+    );
   }
 
   /** After the site was swapped in; atomically. A failure to write it costs only the next build's time. */
