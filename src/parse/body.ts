@@ -153,7 +153,7 @@ export class ProcessScan implements TokenSink {
   private readonly text: string;
   private readonly value: (v: string) => string;
   private readonly slice: (from: number, to: number) => string;
-  private readonly memo: BodyMemo = { tags: new Map(), scopes: new Map(), amounts: new Map(), derived: new Map() };
+  private readonly memo: BodyMemo = { scopes: new Map(), amounts: new Map(), derived: new Map() };
   private rootQName = '';
   private rootAt = 0;
   private rootEnd = 0;
@@ -192,12 +192,12 @@ export class ProcessScan implements TokenSink {
     }
     const memo = this.memo;
     // What the tag's name and attribute names tell, once per distinct tag where the check keeps a memo of it.
-    let facts = tag.memo === undefined ? undefined : memo.tags.get(tag.memo);
+    let facts = tag.memo?.facts as TagFacts | undefined;
     if (facts === undefined) {
       let ref = false;
       for (let k = 0; k < tag.count; k++) if (tag.names[k] === 'refObjectId') ref = true;
       facts = { plain: plainName(qname), hasRef: ref };
-      if (tag.memo !== undefined) memo.tags.set(tag.memo, facts);
+      if (tag.memo !== undefined) tag.memo.facts = facts;
     }
     if (!facts.plain) return this.fail();
     const hasRef = facts.hasRef;
@@ -647,9 +647,8 @@ function readAttrs(list: [string, string][], scope: Map<string, string>, value: 
     const p = prefixOf(name);
     const uri = p ? scope.get(p) : undefined;
     if (p && uri === undefined) return undefined;
-    const key = p ? `{${uri}}${localOf(name)}` : name;
-    if (key in out) return undefined;
-    out[key] = value(raw);
+    // No test for a repeat: the check refused any tag with two attributes of one expanded name (Namespaces §6.3).
+    out[p ? `{${uri}}${localOf(name)}` : name] = value(raw);
   }
   return out;
 }
@@ -697,9 +696,13 @@ function declare(
 }
 
 /** One document's memo tables (src/util/memo.ts). */
+/** Whether a tag's name is one the scan reads and whether it has a `refObjectId`: kept in the check's memo of the tag. */
+interface TagFacts {
+  plain: boolean;
+  hasRef: boolean;
+}
+
 interface BodyMemo {
-  /** Whether a tag's name is one the scan reads and whether it has a `refObjectId`, by the check's memo of the tag. */
-  tags: Map<object, { plain: boolean; hasRef: boolean }>;
   /** Scopes by parent scope and attributes as written, or the check's memo of the tag (null: not readable). */
   scopes: Map<Map<string, string>, Map<string | object, Map<string, string> | null>>;
   /** Attributes of epd:amount tags by scope and attributes as written or memo (null: not readable); shared, never changed. */

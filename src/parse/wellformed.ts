@@ -70,9 +70,10 @@ export interface OpenTag {
   xmlns: 0 | 1 | 2;
   /**
    * The same object for every start tag of the document with this one's text (to its `>`) under the same namespace
-   * bindings, undefined where the check keeps no memo of it: a key for a sink's own tables of tags.
+   * bindings, undefined where the check keeps no memo of it: a key for a sink's own tables of tags, and in `facts` a
+   * slot the sink may fill with what it made of the tag (cheaper than a table by object; never read by the check).
    */
-  memo: object | undefined;
+  memo: { facts: unknown } | undefined;
 }
 
 export type WellFormed =
@@ -290,7 +291,7 @@ function scan(text: string, limits: ShapeLimits, bytes: boolean, sink: TokenSink
         if (raw !== undefined && i === gt + 1 && memoised < MEMO_TAGS) {
           const names = ATTR_NAMES.slice(0, count);
           const decl = declared[declared.length - 1];
-          kept = { name, from: from - lt, names, empty, xmlns, decl, uris: pos.uris, after };
+          kept = { name, from: from - lt, names, empty, xmlns, decl, uris: pos.uris, after, facts: undefined };
           (memo[state] ??= new Map()).set(raw, kept);
           memoised++;
         }
@@ -365,6 +366,8 @@ interface TagMemo {
   uris: string[] | undefined;
   /** The bindings' state inside it. */
   after: number;
+  /** The sink's (OpenTag.memo). */
+  facts: unknown;
 }
 
 /**
