@@ -54,9 +54,11 @@ interface InputEntry {
  * Bump when the cache's layout or the meaning of its entries changes. 4: inputs by relative path and content; 5:
  * findings have params; 6: repeated values by number ('v' lines); 7: not gzipped; 8: the whole lists' entries ('e', 'l');
  * 9: outputs and blobs many to a line ('O', 'B'); 10: findings by template ('t'), a digest equal to the sha256 as 1; 11:
- * an EPD's description (its general comment as its page shows it), not every language's comments, nor synonyms.
+ * an EPD's description (its general comment as its page shows it), not every language's comments, nor synonyms; 12:
+ * a process's names as 0 where they are its header's (one array in memory), the findings' file as 1 where it is the
+ * input's own path.
  */
-const FORMAT = 11;
+const FORMAT = 12;
 
 interface CacheDoc {
   format: number;
@@ -217,7 +219,7 @@ export class BuildCache implements OutcomeCache {
         else if (e[0] === 'v') values[e[1]] = interner ? interner.shared(e[2]) : e[2];
         else if (e[0] === 't') templates[e[1]] = template(interner ? interner.shared(e[2]) : e[2]);
         else if (e[0] === 'i') {
-          const o = e[2].outcome as CachedOutcome & { ff?: string };
+          const o = e[2].outcome as CachedOutcome & { ff?: string | 1 };
           const h = o.header;
           if ((o.digest as unknown) === 1) o.digest = o.sha256;
           // On disk a header's references are numbers: indexes of the 'r' lines before it; packed values likewise.
@@ -226,13 +228,18 @@ export class BuildCache implements OutcomeCache {
             const rs = h.references as unknown as (number | Ref)[];
             for (let i = 0; i < rs.length; i++) rs[i] = known(refs, rs[i] as number);
             unpack(h, PACKED_HEADER, values);
-            if (h.process) unpack(h.process, PACKED_PROCESS, values);
+            if (h.process) {
+              unpack(h.process, PACKED_PROCESS, values);
+              // The same array as the header's, as the reader made it: parsed (and kept) once.
+              if ((h.process.names as unknown) === 0) h.process.names = h.names;
+            }
             // Not walked by the interner: its references are the 'r' lines' (interned), its repeated values the 'v'
             // lines' (shared), and what is left is the EPD's own (names, comments; short ones the JSON parser
             // internalises): walking them cost the load of 10,000 bench EPDs 80-100 ms and saved 4 MB.
           }
           // Not interner.outcome: a finding made from a template holds only its template's values (shared) and the file.
-          const file = o.ff === undefined ? undefined : interner ? interner.str(o.ff) : o.ff;
+          const ff = o.ff === 1 ? e[1] : o.ff;
+          const file = ff === undefined ? undefined : interner ? interner.str(ff) : ff;
           delete o.ff;
           const disk = o.findings as unknown as DiskFinding[];
           for (let i = 0; i < disk.length; i++) {
@@ -568,7 +575,7 @@ export class BuildCache implements OutcomeCache {
       const valueIds = new Map<string, number>();
       const templateIds = new Map<string, number>();
       // Findings of one outcome share its file: by template when they do (DiskFinding).
-      const byTemplate = (list: readonly Finding[]): { findings: DiskFinding[]; ff?: string } => {
+      const byTemplate = (list: readonly Finding[]): { findings: DiskFinding[]; ff?: string | 1 } => {
         const ff = list[0]?.file;
         const findings = list.map((f): DiskFinding => {
           if (ff === undefined || f.file !== ff) return pack(f, PACKED_FINDING);
@@ -605,6 +612,8 @@ export class BuildCache implements OutcomeCache {
       for (const [k, v] of this.next.inputs) {
         const h = v.outcome.header;
         const found = byTemplate(v.outcome.findings);
+        // Most findings are of the file itself: its path is the line's key already.
+        if (found.ff === k) found.ff = 1;
         const digest = v.outcome.digest !== undefined && v.outcome.digest === v.outcome.sha256 ? { digest: 1 } : {};
         if (!h) {
           write(JSON.stringify(['i', k, { ...v, outcome: { ...v.outcome, ...found, ...digest } }]));
@@ -620,7 +629,10 @@ export class BuildCache implements OutcomeCache {
           ids.push(id);
         }
         const header = pack({ ...h, references: ids as unknown as Ref[] }, PACKED_HEADER);
-        if (h.process) header.process = pack(h.process, PACKED_PROCESS);
+        if (h.process) {
+          header.process = pack(h.process, PACKED_PROCESS);
+          if (h.process.names === h.names) (header.process as { names: unknown }).names = 0;
+        }
         write(JSON.stringify(['i', k, { ...v, outcome: { ...v.outcome, ...found, ...digest, header } }]));
       }
       // Many to a line: one JSON.parse each of 33,000 small lines cost three times one per thousand.
