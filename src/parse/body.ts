@@ -695,13 +695,13 @@ function declare(
   return scope;
 }
 
-/** One document's memo tables (src/util/memo.ts). */
 /** Whether a tag's name is one the scan reads and whether it has a `refObjectId`: kept in the check's memo of the tag. */
 interface TagFacts {
   plain: boolean;
   hasRef: boolean;
 }
 
+/** One document's memo tables (src/util/memo.ts). */
 interface BodyMemo {
   /** Scopes by parent scope and attributes as written, or the check's memo of the tag (null: not readable). */
   scopes: Map<Map<string, string>, Map<string | object, Map<string, string> | null>>;
