@@ -56,11 +56,22 @@ function launch(args, env = {}) {
   });
 }
 
+/**
+ * The pid a fixture wrote to `file`, once it is there in full: a file just created is empty, and `Number('')` is 0,
+ * which `process.kill` takes for the whole process group (the test runner with it).
+ */
+function pidIn(file) {
+  if (!existsSync(file)) return undefined;
+  const pid = Number(readFileSync(file, 'utf8'));
+  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+}
+
 /** End a process a failed test left behind. */
 function reap(pidfile) {
-  if (!existsSync(pidfile)) return;
+  const pid = pidIn(pidfile);
+  if (pid === undefined) return;
   try {
-    process.kill(Number(readFileSync(pidfile, 'utf8')), 'SIGKILL');
+    process.kill(pid, 'SIGKILL');
   } catch {
     // gone, as it should be
   }
@@ -115,9 +126,9 @@ test('a signal to the launcher reaches the launched process, and the launcher en
       const pidfile = join(dir, `${signal}.pid`);
       const selfFile = join(dir, `${signal}.self`);
       const done = launch(['wait', pidfile], { PIDFILE: selfFile });
-      assert.ok(await waitFor(() => existsSync(pidfile) && existsSync(selfFile)), 'the launched process started');
-      const child = Number(readFileSync(pidfile, 'utf8'));
-      process.kill(Number(readFileSync(selfFile, 'utf8')), signal);
+      assert.ok(await waitFor(() => pidIn(pidfile) !== undefined && pidIn(selfFile) !== undefined), 'the launched process started');
+      const child = pidIn(pidfile);
+      process.kill(pidIn(selfFile), signal);
       const r = await done;
       assert.is(r.signal, signal, `launcher ended by ${signal}`);
       const ended = await waitFor(() => !alive(child));
@@ -135,9 +146,9 @@ test('killed launcher (SIGKILL, nothing passed on): the launched process ends by
     const pidfile = join(dir, 'child.pid');
     const selfFile = join(dir, 'self.pid');
     const done = launch(['wait', pidfile], { PIDFILE: selfFile });
-    assert.ok(await waitFor(() => existsSync(pidfile) && existsSync(selfFile)));
-    const child = Number(readFileSync(pidfile, 'utf8'));
-    process.kill(Number(readFileSync(selfFile, 'utf8')), 'SIGKILL');
+    assert.ok(await waitFor(() => pidIn(pidfile) !== undefined && pidIn(selfFile) !== undefined));
+    const child = pidIn(pidfile);
+    process.kill(pidIn(selfFile), 'SIGKILL');
     assert.is((await done).signal, 'SIGKILL');
     const ended = await waitFor(() => !alive(child), 5000);
     assert.ok(ended, `no launched process left behind (${ended ? '' : whatIs(child)})`);
