@@ -1,3 +1,5 @@
+import { append } from './util/append.js';
+
 /** Findings are data: checks create them, reporters render them. */
 export type Severity = 'error' | 'warning' | 'info';
 
@@ -43,7 +45,7 @@ export function sortFindings(findings: readonly Finding[]): Finding[] {
   for (let i = 0; i < files.length; i++) {
     const g = byFile.get(files[i]!)!;
     if (g.length > 1) g.sort(inFile);
-    for (let j = 0; j < g.length; j++) out.push(g[j]!);
+    append(out, g);
   }
   return out;
 }

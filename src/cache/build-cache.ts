@@ -575,7 +575,8 @@ export class BuildCache implements OutcomeCache {
       const valueIds = new Map<string, number>();
       const templateIds = new Map<string, number>();
       // Findings of one outcome share its file: by template when they do (DiskFinding).
-      const byTemplate = (list: readonly Finding[]): { findings: DiskFinding[]; ff?: string | 1 } => {
+      // `own`: the input's path, the line's key: most findings are of the file itself, whose file is then written as 1.
+      const byTemplate = (list: readonly Finding[], own: string): { findings: DiskFinding[]; ff?: string | 1 } => {
         const ff = list[0]?.file;
         const findings = list.map((f): DiskFinding => {
           if (ff === undefined || f.file !== ff) return pack(f, PACKED_FINDING);
@@ -592,7 +593,7 @@ export class BuildCache implements OutcomeCache {
           }
           return [id, f.line ?? 0, f.col ?? 0];
         });
-        return ff === undefined ? { findings } : { findings, ff };
+        return ff === undefined ? { findings } : { findings, ff: ff === own ? 1 : ff };
       };
       const pack = <T extends object>(o: T, keys: readonly (keyof T & string)[]): T => {
         const out = { ...o } as Record<string, unknown>;
@@ -611,9 +612,7 @@ export class BuildCache implements OutcomeCache {
       };
       for (const [k, v] of this.next.inputs) {
         const h = v.outcome.header;
-        const found = byTemplate(v.outcome.findings);
-        // Most findings are of the file itself: its path is the line's key already.
-        if (found.ff === k) found.ff = 1;
+        const found = byTemplate(v.outcome.findings, k);
         const digest = v.outcome.digest !== undefined && v.outcome.digest === v.outcome.sha256 ? { digest: 1 } : {};
         if (!h) {
           write(JSON.stringify(['i', k, { ...v, outcome: { ...v.outcome, ...found, ...digest } }]));

@@ -194,11 +194,14 @@ export function checkReferences(
     return f;
   };
   /** A dataset reached at depth 2 (or on the declared-unit chain) adds itself; a source adds its documents: true when one is missing. */
+  const addDocs = (documents: Map<string, SourceDocument>, docs: readonly [string, SourceDocument][]) => {
+    for (let i = 0; i < docs.length; i++) documents.set(docs[i]![0], docs[i]![1]);
+  };
   const reached = (d: Dataset, into: Set<Dataset> | undefined, documents: Map<string, SourceDocument>): boolean => {
     into?.add(d);
     if (d.header.type !== 'source') return false;
     const s = filesOf(d);
-    for (let i = 0; i < s.docs.length; i++) documents.set(s.docs[i]![0], s.docs[i]![1]);
+    addDocs(documents, s.docs);
     return s.missing;
   };
   // What a dataset reached at depth 1 adds to every EPD that reaches it: itself and its references (depth 2), their
@@ -230,7 +233,7 @@ export function checkReferences(
       const r = reachOf(own.targets[i]!);
       if (r.missing) missing = true;
       if (datasets) for (let j = 0; j < r.datasets.length; j++) datasets.add(r.datasets[j]!);
-      for (let j = 0; j < r.docs.length; j++) documents.set(r.docs[j]![0], r.docs[j]![1]);
+      addDocs(documents, r.docs);
     }
     // Declared unit chain, followed to the unit group whatever the depth.
     const unit = declaredUnit(
