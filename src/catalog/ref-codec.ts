@@ -21,13 +21,20 @@ export function refKey(r: Ref): string {
   return `${r.type ?? ''}\u0000${r.uuid ?? ''}\u0000${r.version ?? ''}\u0000${r.uri ?? ''}\u0000${r.xpath}\u0000${desc}`;
 }
 
-/** References one UUID's list holds before it becomes a map by refKey. */
+/** References one (UUID, XPath) list holds before it becomes a map by refKey. */
 const BUCKET_MAX = 16;
+
+/** The references numbered under one (UUID, XPath): a short list, or a map by refKey once it grows long. */
+type Bucket = { ref: Ref; id: number }[] | Map<string, number>;
 
 /** Whether refKey(a) === refKey(b), field by field. */
 export function sameRef(a: Ref, b: Ref): boolean {
-  if (a.xpath !== b.xpath || (a.uuid ?? '') !== (b.uuid ?? '') || (a.version ?? '') !== (b.version ?? '')) return false;
-  if ((a.type ?? '') !== (b.type ?? '') || (a.uri ?? '') !== (b.uri ?? '')) return false;
+  return a.xpath === b.xpath && (a.uuid ?? '') === (b.uuid ?? '') && sameRest(a, b);
+}
+
+/** sameRef of two references known to share UUID and XPath. */
+function sameRest(a: Ref, b: Ref): boolean {
+  if ((a.version ?? '') !== (b.version ?? '') || (a.type ?? '') !== (b.type ?? '') || (a.uri ?? '') !== (b.uri ?? '')) return false;
   const da = a.descriptions;
   const db = b.descriptions;
   if (da.length !== db.length) return false;
@@ -40,11 +47,13 @@ export function sameRef(a: Ref, b: Ref): boolean {
  */
 export class RefEncoder {
   /**
-   * Numbered references by UUID: a few per UUID compared field by field (refKey's sameness), no key string made per
-   * reference. A UUID with more (hostile input: one UUID under thousands of versions) gets a map by refKey instead,
-   * so a lookup never walks a long list.
+   * Numbered references by UUID, then by XPath: the few under one pair (most often one) compared on the other fields
+   * (refKey's sameness), no key string made per reference. Found by UUID alone, a reference was compared with 3.3 others
+   * on average, their XPaths character by character (10,000 bench EPDs; 70 us of an EPD's 1 ms read). A pair with
+   * more (hostile input: one reference under thousands of versions) gets a map by refKey instead, so a lookup never
+   * walks a long list.
    */
-  private readonly byUuid = new Map<string, { ref: Ref; id: number }[] | Map<string, number>>();
+  private readonly byUuid = new Map<string, Map<string, Bucket>>();
   private size = 0;
   private fresh: Ref[] = [];
   private reset = false;
@@ -75,17 +84,20 @@ export class RefEncoder {
 
   private number(r: Ref): number {
     const uuid = r.uuid ?? '';
-    const bucket = this.byUuid.get(uuid);
+    let byXpath = this.byUuid.get(uuid);
+    if (byXpath === undefined) this.byUuid.set(uuid, (byXpath = new Map<string, Bucket>()));
+    const xpath = r.xpath;
+    const bucket = byXpath.get(xpath);
+    if (bucket === undefined) return this.add(r, (n) => byXpath.set(xpath, [{ ref: r, id: n }]));
     if (bucket instanceof Map) {
       const key = refKey(r);
       const id = bucket.get(key);
       return id ?? this.add(r, (n) => bucket.set(key, n));
     }
-    if (bucket === undefined) return this.add(r, (n) => this.byUuid.set(uuid, [{ ref: r, id: n }]));
-    for (let k = 0; k < bucket.length; k++) if (sameRef(bucket[k]!.ref, r)) return bucket[k]!.id;
+    for (let k = 0; k < bucket.length; k++) if (sameRest(bucket[k]!.ref, r)) return bucket[k]!.id;
     if (bucket.length < BUCKET_MAX) return this.add(r, (n) => bucket.push({ ref: r, id: n }));
     const byKey = new Map(bucket.map((e) => [refKey(e.ref), e.id]));
-    this.byUuid.set(uuid, byKey);
+    byXpath.set(xpath, byKey);
     return this.add(r, (n) => byKey.set(refKey(r), n));
   }
 

@@ -126,7 +126,7 @@ test('the encoder numbers references as their keys tell them apart (field by fie
   assert.is(enc.take().refs.length, firstOf.size);
 });
 
-test('one UUID under many references (hostile input: its list becomes a map by key): numbered as their keys tell', () => {
+test('one UUID and XPath under many references (hostile input: their list becomes a map by key): numbered as their keys tell', () => {
   const enc = new RefEncoder();
   const ref = (v, x = '/a') => ({ uuid: 'u', version: String(v), xpath: x, descriptions: [] });
   // 40 versions of one UUID (the list becomes a map past 16), then each again and a few new ones: old numbers kept.
