@@ -68,8 +68,11 @@ export function defaultThreads(env: NodeJS.ProcessEnv = process.env): number {
   return Number.isInteger(n) && n >= 1 ? n : availableParallelism();
 }
 
-/** Documents per xmllint call of the early XSD run, and calls at once (docs/performance.md). */
-const XSD_BATCH = 250;
+/**
+ * Documents per xmllint call of the early XSD run (the most: batches shrink towards the end), and calls at once
+ * (docs/performance.md).
+ */
+const XSD_BATCH = 1000;
 const XSD_PROCESSES = 2;
 
 /**
@@ -259,8 +262,11 @@ class EarlyXsd {
       return undefined;
     };
     const timeout = this.opts.xsdTimeoutSeconds ? { timeoutSeconds: this.opts.xsdTimeoutSeconds } : {};
-    const batchSize = this.opts.xsdBatchSize ?? XSD_BATCH;
-    this.stream = new XsdStream(next, (d, r) => this.report(d.id, r), { processes, batchSize, ...timeout });
+    // A batch size the caller set is kept as it is (tests); the default shrinks as the run nears its end.
+    const size = this.opts.xsdBatchSize
+      ? { batchSize: this.opts.xsdBatchSize }
+      : { batchSize: XSD_BATCH, remaining: () => this.files.length - this.pulled };
+    this.stream = new XsdStream(next, (d, r) => this.report(d.id, r), { processes, ...size, ...timeout });
     return this.stream.run();
   }
 
