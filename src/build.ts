@@ -14,7 +14,7 @@ import {
   type FolderListing,
   statInputs,
   type StampedFile,
-  type StoredResult,
+  type LoadedResult,
   type TreeEntry,
   type TreeRecord,
 } from './cache/manifest.js';
@@ -120,7 +120,7 @@ function after(file: string, fn: () => void): Promise<void> {
   return p;
 }
 
-type Stored = StoredResult<BuildSummary, HealthDoc, BuildResult['paging']>;
+type Stored = LoadedResult<BuildSummary, HealthDoc, BuildResult['paging']>;
 
 /** read → parse/validate → index (src/pipeline/read.ts) → plan → write → verify/health. Never throws for bad datasets. */
 export async function build(opts: BuildOptions = {}): Promise<BuildResult> {
@@ -377,7 +377,8 @@ async function keep(
       renameSync(file, to);
     };
     try {
-      const texts = rewrite.map((f) => Buffer.from(f.parts.join(builtAt)));
+      const stamp = Buffer.from(builtAt);
+      const texts = rewrite.map((f) => Buffer.concat(f.parts.flatMap((p, k) => (k ? [stamp, p] : [p]))));
       rewrite.forEach((f, i) => put(join(roots[f.tree]!, f.path), texts[i]!));
       // Their precompressed siblings carry the build time too (index.html, the catalogue index: 7.5 MB at 10,000 EPDs):
       // made again, all at once in the thread pool, from the bytes just written.

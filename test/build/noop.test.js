@@ -175,6 +175,28 @@ test('a config change, another SOURCE_DATE_EPOCH or a manifest of another po-nod
   await changed(p, opts);
 });
 
+test('the stored build-time files of another build, cut short or gone: no no-op, a build like a clean one', async () => {
+  const p = project();
+  const first = await build(p.opts());
+  const file = cacheFile(first.config).replace(/\.ndjson$/, '.stamped');
+  const bytes = readFileSync(file);
+  // The nonce's line, then index.html and the others split at the build time (the names in them as written).
+  assert.match(bytes.toString('latin1', 0, 17), /^[0-9a-f]{16}\n$/);
+  assert.ok(bytes.includes(Buffer.from('Holzböden')), 'stored as the bytes written');
+  const edits = [
+    () => writeFileSync(file, Buffer.concat([Buffer.from('0000000000000000'), bytes.subarray(16)])),
+    () => writeFileSync(file, bytes.subarray(0, bytes.length - 1)),
+    () => writeFileSync(file, Buffer.concat([bytes, Buffer.from('x')])),
+    () => rmSync(file),
+  ];
+  for (const edit of edits) {
+    await ready(p, { now: EVENING });
+    edit();
+    // A no-op would write index.html and health from these bytes: the build reads and writes everything instead.
+    await changed(p, { now: MORNING });
+  }
+});
+
 test('a changed site is never taken for a no-op: a file edited, removed or added, in any folder', async () => {
   const p = project();
   await build(p.opts());
