@@ -10,10 +10,11 @@ import { GENERATOR_VERSION } from '../version.js';
 
 /**
  * The build manifest (docs/performance.md, "No-op rebuilds"): what the last build of an output folder read and wrote,
- * by stat, so the next build can tell "nothing changed" without loading the cache or reading anything. Two files
+ * by stat, so the next build can tell "nothing changed" without loading the cache or reading anything. Three files
  * beside the incremental-build cache: `<hash>.manifest.json` (the key, every input's stat, every path of the site
- * and of the host configs with its stat; rewritten by a no-op) and `<hash>.result.json` (what the build reported: the
- * findings, the summary, health, the files that carry the build time, split at it). A nonce pairs them.
+ * and of the host configs with its stat), `<hash>.result.json` (what the build reported: the findings, the summary,
+ * health, the files that carry the build time and the lengths of their parts split at it) and `<hash>.stamped` (those
+ * parts' bytes). A nonce pairs them.
  */
 
 /** Bump when the layout or the meaning of the files changes. 2: the stamped files' bytes in a file of their own. */
