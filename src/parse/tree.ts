@@ -39,8 +39,12 @@ export function decodeEntities(s: string): string {
  * names with a white-space character JavaScript knows but XML does not (U+FEFF is a NameChar).
  */
 export const FXP_MAX_DEPTH = 100;
-const FXP_NAMES = new Set(['__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'valueOf']);
-for (const n of ['__defineGetter__', '__defineSetter__', '__lookupGetter__', '__lookupSetter__']) FXP_NAMES.add(n);
+const FXP_NAMES = ['__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'valueOf'];
+FXP_NAMES.push('__defineGetter__', '__defineSetter__', '__lookupGetter__', '__lookupSetter__');
+/** FXP_NAMES by length: a name is compared with the few of its length (a Set hashed every element's name anew). */
+const FXP_BY_LENGTH: string[][] = [];
+for (const n of FXP_NAMES) (FXP_BY_LENGTH[n.length] ??= []).push(n);
+const fxpName = (q: string): boolean => FXP_BY_LENGTH[q.length]?.includes(q) ?? false;
 
 /** fast-xml-parser normalises line ends of the whole text first (XML §2.11). */
 const CRLF = /\r\n?/g;
@@ -105,7 +109,7 @@ export function buildTree(text: string, latin1 = false): XNode | undefined {
     let wide = false;
     for (let ch = text.charCodeAt(p); ch !== 0x3e && ch !== 0x2f && !space(ch); ch = text.charCodeAt(++p)) wide ||= ch > 0x7f;
     const qname = wide ? wideName(text.slice(lt + 1, p), latin1) : text.slice(lt + 1, p);
-    if (qname === undefined || FXP_NAMES.has(qname)) return undefined;
+    if (qname === undefined || fxpName(qname)) return undefined;
     let attrs: string[] | undefined;
     let xmlns = false;
     for (;;) {

@@ -375,6 +375,35 @@ test('repeated tags (from the memo of checked tags): the same tokens, and the li
   assert.is(failure(checkWellFormed(`<a>${states}<p:c/></a>`)).ruleId, 'xml-malformed');
 });
 
+test('tags the memo files under one key (same length, same characters where it looks) are told apart by their text', () => {
+  // p:a and q:a differ only where the memo's key does not look: a bound prefix must not pass for an unbound one.
+  const ns = '<r xmlns:p="urn:p">';
+  assert.ok(checkWellFormed(`${ns}<x p:a="1"/><x p:a="1"/></r>`).ok);
+  assert.is(failure(checkWellFormed(`${ns}<x p:a="1"/><x q:a="1"/></r>`)).ruleId, 'xml-malformed');
+  assert.match(failure(checkWellFormed(`${ns}<x p:a="1"/><x q:a="1"/></r>`)).message, /q/);
+  // Thousands of distinct tags under one key (a document made to defeat the memo): every one checked, the same tokens
+  // as when each differs where the key looks.
+  const colliding = Array.from({ length: 5000 }, (_, i) => `<x a="${String(i).padStart(5, '0')}zz"/>`).join('');
+  const apart = Array.from({ length: 5000 }, (_, i) => `<x a="zz${String(i).padStart(5, '0')}"/>`).join('');
+  const a = told(`<r>${colliding}</r>`);
+  const b = told(`<r>${apart}</r>`);
+  assert.is(a.length, 5002);
+  // Each tag's own span and attribute text: no tag was taken for another of its key.
+  assert.equal(
+    a.map((t) => [t[0], t[1], t[2], t[3], t[6]]),
+    b.map((t) => [t[0], t[1], t[2], t[3], t[6]]),
+  );
+  assert.equal(
+    a.filter((t) => t[0] === 0 && t[3] === 'x').map((t) => t[4]),
+    Array.from({ length: 5000 }, (_, i) => ` a="${String(i).padStart(5, '0')}zz"`),
+  );
+  assert.is(
+    failure(checkWellFormed(`<r>${colliding}<x a="00001zz" a="1"/></r>`)).ruleId,
+    'xml-malformed',
+    'a repeated attribute after them',
+  );
+});
+
 test('a sink is told no tag beyond the shape limits: the check refuses it first', () => {
   const limits = { ...DEFAULT_SHAPE_LIMITS, maxTokenKB: 1, maxDepth: 3, maxNodes: 6 };
   const opened = (text) => {
