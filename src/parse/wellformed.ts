@@ -157,9 +157,9 @@ function scan(text: string, limits: ShapeLimits, bytes: boolean, sink: TokenSink
   let nodes = 0;
   let rootDone = false;
   const pos: Pos = { end: 0, quote: 0, n: 0, xmlns: 0, uris: undefined };
-  // Start tags already checked, by their text and the namespace bindings in force (TagMemo): exports repeat a few
-  // dozen tags hundreds of times (every LCIA result's epd:amount tags). `state` names the bindings in force, -1 none
-  // memoised; `states` holds the state outside each open element.
+  // Start tags already checked, by their text (under tagKey's number) and the namespace bindings in force (TagMemo):
+  // exports repeat a few dozen tags hundreds of times (every LCIA result's epd:amount tags). `state` names the bindings
+  // in force, -1 none memoised; `states` holds the state outside each open element.
   const memo: Map<number, TagMemo[]>[] = [];
   const states: number[] = [];
   let state = 0;
@@ -256,8 +256,9 @@ function scan(text: string, limits: ShapeLimits, bytes: boolean, sink: TokenSink
       sink?.close(lt, name, i);
     } else {
       if (rootDone) throw new Malformed('a second root element', lt);
-      // A tag met before in the same bindings: its verdict and effects are known. Its text up to the first `>` is the
-      // key; only tags that end there are kept, so a tag with a `>` in a value never matches one.
+      // A tag met before in the same bindings: its verdict and effects are known. Its text up to the first `>` is what
+      // is compared (under tagKey's number); only tags that end there are kept, so a tag with a `>` in a value never
+      // matches one.
       const gt = state < 0 ? -1 : text.indexOf('>', lt);
       const key = gt >= 0 && gt - lt < MEMO_TAG_CHARS ? tagKey(text, lt, gt) : -1;
       const same = key < 0 ? undefined : memo[state]?.get(key);
