@@ -193,10 +193,11 @@ export function checkReferences(
     follows.set(d, f);
     return f;
   };
-  /** A dataset reached at depth 2 (or on the declared-unit chain) adds itself; a source adds its documents: true when one is missing. */
+  /** Documents of a source (or of what a reach holds) into an EPD's documents. */
   const addDocs = (documents: Map<string, SourceDocument>, docs: readonly [string, SourceDocument][]) => {
     for (let i = 0; i < docs.length; i++) documents.set(docs[i]![0], docs[i]![1]);
   };
+  /** A dataset reached at depth 2 (or on the declared-unit chain) adds itself; a source adds its documents: true when one is missing. */
   const reached = (d: Dataset, into: Set<Dataset> | undefined, documents: Map<string, SourceDocument>): boolean => {
     into?.add(d);
     if (d.header.type !== 'source') return false;
